@@ -1,0 +1,46 @@
+/**
+ * RFC 9457 problem details for HTTP APIs: declare typed problem types, answer them as
+ * `application/problem+json` Responses, and parse them as a client.
+ *
+ * @example
+ * ```ts
+ * import { problems, toProblemResponse } from '@api-blocks/problem-details'
+ * const response = toProblemResponse(problems.notFound.create({ detail: 'No order 42' }), { request })
+ * ```
+ *
+ * @module
+ */
+
+export type { ProblemCatalog } from './catalog.ts'
+export { problems } from './catalog.ts'
+export type { ProblemSource } from './error.ts'
+export { isProblemSource, ProblemError } from './error.ts'
+export type { LanguageRange } from './language.ts'
+export { MAX_ACCEPT_LANGUAGE_LENGTH, negotiateLanguage, parseAcceptLanguage } from './language.ts'
+export type { ParsedProblem } from './parse.ts'
+export { MAX_PROBLEM_BODY_BYTES, parseProblem, readProblem } from './parse.ts'
+export type { ProblemPointer } from './pointer.ts'
+export { toJsonPointer, zodIssuesToPointers } from './pointer.ts'
+export type {
+  CreateArgs,
+  Problem,
+  ProblemDetails,
+  ProblemInit,
+  ProblemOccurrence,
+  ProblemType,
+  ProblemTypeDefinition,
+} from './problem.ts'
+export {
+  DEFAULT_PROBLEM_BASE,
+  defineProblem,
+  isConformingExtensionName,
+  resolveProblemType,
+  STANDARD_MEMBERS,
+} from './problem.ts'
+export type { ProblemResponseOptions } from './response.ts'
+export {
+  errorToProblemResponse,
+  PROBLEM_MEDIA_TYPE,
+  serializeProblem,
+  toProblemResponse,
+} from './response.ts'

@@ -1,0 +1,200 @@
+/**
+ * Problem types: `defineProblem()` turns one declaration (type, title, status, a zod schema
+ * for the extension members) into a typed constructor, a throwable error and a client-side
+ * type guard.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9457#section-3
+ * @module
+ */
+import type { z } from 'zod'
+import { ProblemError } from './error.ts'
+import { attachTitles } from './titles.ts'
+
+/** The members RFC 9457 §3.1 defines; every other member is an extension. */
+export const STANDARD_MEMBERS: readonly string[] = ['type', 'title', 'status', 'detail', 'instance']
+
+// RFC 9457 §3.2: extension names SHOULD start with a letter, hold only ALPHA, DIGIT and "_",
+// and be at least three characters long, so that formats other than JSON can carry them.
+const EXTENSION_NAME = /^[A-Za-z][A-Za-z0-9_]{2,}$/
+
+/**
+ * Whether `name` follows the naming rule of RFC 9457 §3.2 for extension members.
+ *
+ * @example
+ * ```ts
+ * isConformingExtensionName('balance') // true
+ * isConformingExtensionName('invalid-params') // false: the hyphen (RFC 7807 erratum 6178)
+ * ```
+ */
+export function isConformingExtensionName(name: string): boolean {
+  return EXTENSION_NAME.test(name)
+}
+
+/**
+ * A problem details object as it travels on the wire (RFC 9457 §3). `type` is either an
+ * absolute URI or a slug that is resolved against a base URI when serialised.
+ */
+export interface ProblemDetails {
+  type: string
+  title: string
+  status: number
+  detail?: string
+  instance?: string
+  [extension: string]: unknown
+}
+
+/** The members a caller supplies for one occurrence of a problem. */
+export interface ProblemOccurrence {
+  /** Explanation of this occurrence, for a human. Never put secrets in it. */
+  detail?: string
+  /** A URI reference for this occurrence; defaults to the request path when serialised. */
+  instance?: string
+  /**
+   * Overrides the type's status for this occurrence (for example an `ietf` profile that
+   * answers 422 where the default answers 409). The body's `status` always equals the
+   * HTTP status.
+   */
+  status?: number
+}
+
+/** What `create()` takes: the occurrence members plus the typed extensions. */
+export type ProblemInit<Ext> = ProblemOccurrence & Ext
+
+/** A problem of one known type, with its typed extension members. */
+export type Problem<Ext = Record<never, never>> = ProblemDetails & Ext
+
+/** The declaration `defineProblem()` takes. */
+export interface ProblemTypeDefinition<Schema extends z.ZodType | undefined = undefined> {
+  /** An absolute URI, or a slug such as `not-found` resolved against the catalog base. */
+  type: string
+  /** A short summary that does not change from occurrence to occurrence. */
+  title: string
+  /** The HTTP status code this problem is usually answered with. */
+  status: number
+  /** A zod schema for the extension members (an object schema). */
+  extensions?: Schema
+  /** Translations of `title`, keyed by language tag (e.g. `de`, `fr-CA`). */
+  titles?: Readonly<Record<string, string>>
+  /**
+   * Extension names that break the RFC 9457 §3.2 naming rule but are required by a
+   * registration (e.g. `violated-policies` of the IANA `quota-exceeded` type).
+   */
+  allowNames?: readonly string[]
+}
+
+type ExtensionsOf<Schema> = Schema extends z.ZodType ? z.input<Schema> : Record<never, never>
+type ParsedExtensionsOf<Schema> = Schema extends z.ZodType ? z.output<Schema> : Record<never, never>
+
+/** What a caller may pass to `create()`: optional when the type has no extensions. */
+export type CreateArgs<Ext> = keyof Ext extends never
+  ? [init?: ProblemInit<Ext>]
+  : [init: ProblemInit<Ext>]
+
+/** One problem type of a catalog, made by {@link defineProblem}. */
+export interface ProblemType<Ext = Record<never, never>, ParsedExt = Ext> {
+  /** The `type` member: a slug resolved against the catalog base, or an absolute URI. */
+  readonly type: string
+  readonly title: string
+  readonly status: number
+  readonly titles: Readonly<Record<string, string>>
+  /** The stable machine code of the type: the slug, or the last path segment of the URI. */
+  readonly code: string
+  /** Makes one occurrence of the problem, as a plain JSON-ready object. */
+  create(...args: CreateArgs<Ext>): Problem<Ext>
+  /** Makes a throwable {@link ProblemError} carrying one occurrence. */
+  error(...args: [...CreateArgs<Ext>, options?: ErrorOptions]): ProblemError<Ext>
+  /**
+   * Client-side type guard: whether a parsed problem is of this type (its `type` equals this
+   * type's URI resolved against `base`) and its extension members match the schema.
+   */
+  is(value: unknown, options?: { base?: string }): value is Problem<ParsedExt>
+}
+
+/** Where `defineProblem()` resolves slugs when no base is given at serialisation time. */
+export const DEFAULT_PROBLEM_BASE = 'tag:api-blocks.dev,2026:problems/'
+
+/**
+ * Resolves a problem `type` against a base: absolute URIs (anything with a scheme) are kept,
+ * slugs are appended to the base. `about:blank` is absolute.
+ *
+ * @example
+ * ```ts
+ * resolveProblemType('not-found', 'https://example.com/problems/')
+ * // 'https://example.com/problems/not-found'
+ * ```
+ */
+export function resolveProblemType(type: string, base: string = DEFAULT_PROBLEM_BASE): string {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(type) ? type : base + type
+}
+
+/**
+ * Declares a problem type. The result creates occurrences, throws them and recognises them.
+ *
+ * @example
+ * ```ts
+ * import { z } from 'zod'
+ * const outOfCredit = defineProblem({
+ *   type: 'out-of-credit',
+ *   title: 'You do not have enough credit.',
+ *   status: 403,
+ *   extensions: z.object({ balance: z.number(), accounts: z.array(z.string()) }),
+ * })
+ * throw outOfCredit.error({ detail: 'Balance is 30, cost is 50.', balance: 30, accounts: ['/a/1'] })
+ * ```
+ */
+export function defineProblem<const Schema extends z.ZodType | undefined = undefined>(
+  definition: ProblemTypeDefinition<Schema>,
+): ProblemType<ExtensionsOf<Schema>, ParsedExtensionsOf<Schema>> {
+  type Ext = ExtensionsOf<Schema>
+  const { type, title, status, extensions: schema } = definition
+  if (!Number.isInteger(status) || status < 400 || status > 599) {
+    throw new RangeError(`Problem status must be an error status (400-599), got ${status}`)
+  }
+  const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape
+  for (const name of Object.keys(shape ?? {})) {
+    if (STANDARD_MEMBERS.includes(name)) {
+      throw new TypeError(`Extension member "${name}" would shadow a standard member`)
+    }
+    if (!isConformingExtensionName(name) && !definition.allowNames?.includes(name)) {
+      throw new TypeError(
+        `Extension member "${name}" breaks the RFC 9457 §3.2 naming rule (a letter, then letters, digits or "_", three characters at least)`,
+      )
+    }
+  }
+  const code = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(type) ? (type.split(/[/#:]/).pop() ?? type) : type
+
+  const create = (init?: ProblemInit<Ext>): Problem<Ext> => {
+    const { detail, instance, status: statusOverride, ...rest } = (init ?? {}) as ProblemOccurrence
+    const problem: ProblemDetails = { type, title, status: statusOverride ?? status }
+    if (detail !== undefined) problem.detail = detail
+    if (instance !== undefined) problem.instance = instance
+    Object.assign(problem, rest)
+    return attachTitles(problem, titles) as Problem<Ext>
+  }
+  const titles = Object.freeze({ ...definition.titles })
+
+  return Object.freeze({
+    type,
+    title,
+    status,
+    code,
+    titles,
+    create: create as ProblemType<Ext>['create'],
+    error: ((...args: unknown[]) => {
+      const [init, options] = args as [ProblemInit<Ext> | undefined, ErrorOptions | undefined]
+      return new ProblemError(create(init), options)
+    }) as ProblemType<Ext>['error'],
+    is(value: unknown, options?: { base?: string }): value is Problem<ParsedExtensionsOf<Schema>> {
+      if (typeof value !== 'object' || value === null) return false
+      const candidate = value as Partial<ProblemDetails>
+      if (typeof candidate.type !== 'string') return false
+      if (
+        candidate.type !== type &&
+        candidate.type !== resolveProblemType(type, options?.base ?? DEFAULT_PROBLEM_BASE)
+      ) {
+        return false
+      }
+      return schema === undefined || schema.safeParse(value).success
+    },
+  })
+}
