@@ -16,14 +16,17 @@ export default defineConfig({
   resolve: { conditions: ['@api-blocks/source'] },
   ssr: { resolve: { conditions: ['@api-blocks/source'] } },
   test: {
-    projects: workspaces.map((dir) => ({
-      extends: true,
-      test: {
-        name: dir.slice(dir.indexOf('/') + 1),
-        root: dir,
-        include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-        typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'] },
-      },
-    })),
+    projects: [
+      { extends: true, test: { name: 'docs', root: 'scripts', include: ['*.test.ts'] } },
+      ...workspaces.map((dir) => ({
+        extends: true,
+        test: {
+          name: dir.slice(dir.indexOf('/') + 1),
+          root: dir,
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'] },
+        },
+      })),
+    ],
   },
 })

@@ -25,7 +25,9 @@ for (const name of readdirSync('packages')) {
   if (manifest.sideEffects !== false) fail('"sideEffects": false is missing')
   if (manifest.engines?.node !== '>=22.12') fail('engines.node must be ">=22.12"')
   if (!manifest.exports?.['./package.json']) fail('"./package.json" is not exported')
-  const readme = existsSync(join(dir, 'README.md')) ? readFileSync(join(dir, 'README.md'), 'utf8') : ''
+  const readme = existsSync(join(dir, 'README.md'))
+    ? readFileSync(join(dir, 'README.md'), 'utf8')
+    : ''
   if (!/```(ts|typescript|js)\n/.test(readme)) fail('README.md with a runnable example is missing')
   for (const [tool, args] of [
     ['publint', ['--strict', dir]],

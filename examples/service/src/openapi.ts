@@ -1,0 +1,172 @@
+// The OpenAPI 3.1 document of the reference service, generated from the same zod schemas that
+// validate request bodies (orders/schema.ts). OpenAPI 3.1 uses JSON Schema 2020-12, which is
+// what zod's toJSONSchema emits.
+import { z } from 'zod'
+import { registry } from './orders/schema.ts'
+
+type Json = Record<string, unknown>
+
+const ref = (id: string): Json => ({ $ref: `#/components/schemas/${id}` })
+const json = (schema: Json): Json => ({ 'application/json': { schema } })
+
+const problem = (description: string): Json => ({
+  description,
+  content: { 'application/problem+json': { schema: ref('Problem') } },
+})
+
+const problemSchema: Json = {
+  type: 'object',
+  description: 'RFC 9457 problem details; clients switch on `type` (docs/problems.md).',
+  properties: {
+    type: { type: 'string', format: 'uri-reference' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    instance: { type: 'string' },
+  },
+  required: ['type', 'title', 'status'],
+  additionalProperties: true,
+}
+
+const requestId: Json = {
+  description: 'Echoed, or generated when absent or malformed.',
+  schema: { type: 'string' },
+}
+
+// A request body by its registered id, with every registered example (the issue asks for an
+// example for every request body; the test in test/openapi.test.ts checks it).
+function body(id: string): Json {
+  const schema = registry._idmap.get(id)
+  if (schema === undefined) throw new Error(`No schema registered as ${id}`)
+  const examples = registry.get(schema)?.examples ?? []
+  return {
+    required: true,
+    content: {
+      'application/json': {
+        schema: ref(id),
+        examples: Object.fromEntries(examples.map((value, index) => [`${id}${index + 1}`, { value }])),
+      },
+    },
+  }
+}
+
+/** Builds the OpenAPI 3.1 document; `serverUrl` is where the service listens. */
+export function openApiDocument(serverUrl: string): Json {
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io: 'input',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> }
+  for (const schema of Object.values(schemas)) delete schema['$schema']
+
+  const id = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } }
+  const orderHeaders = { 'X-Request-Id': requestId }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'api-blocks reference service',
+      version: '1.0.0',
+      description:
+        'Implements the resource conventions of SPEC.md §4.3 and §7.2 with the api-blocks building blocks. Errors are RFC 9457 problem details.',
+    },
+    servers: [{ url: serverUrl }],
+    paths: {
+      '/v1/orders': {
+        get: {
+          operationId: 'listOrders',
+          summary: 'List orders (SPEC.md §2.3 envelope)',
+          parameters: [
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+            { name: 'after', in: 'query', schema: { type: 'string', maxLength: 1024 } },
+          ],
+          responses: {
+            200: {
+              description: 'A page of orders',
+              headers: orderHeaders,
+              content: json({
+                type: 'object',
+                properties: {
+                  data: { type: 'array', items: ref('Order') },
+                  has_more: { type: 'boolean' },
+                  next_cursor: { type: ['string', 'null'] },
+                },
+                required: ['data', 'has_more', 'next_cursor'],
+              }),
+            },
+            400: problem('Malformed query'),
+          },
+        },
+        post: {
+          operationId: 'createOrder',
+          summary: 'Create an order',
+          requestBody: body('CreateOrder'),
+          responses: {
+            201: {
+              description: 'Created',
+              headers: { Location: { schema: { type: 'string' } }, 'X-Request-Id': requestId },
+              content: json(ref('Order')),
+            },
+            400: problem('Malformed JSON'),
+            413: problem('Body too large'),
+            415: problem('Not JSON'),
+            422: problem('Invalid body; `errors` points at each member'),
+          },
+        },
+      },
+      '/v1/orders/{id}': {
+        parameters: [id],
+        get: {
+          operationId: 'getOrder',
+          responses: { 200: { description: 'The order', content: json(ref('Order')) }, 404: problem('No such order') },
+        },
+        put: {
+          operationId: 'replaceOrder',
+          requestBody: body('ReplaceOrder'),
+          responses: {
+            200: { description: 'Replaced', content: json(ref('Order')) },
+            404: problem('No such order'),
+            422: problem('Invalid body'),
+          },
+        },
+        patch: {
+          operationId: 'updateOrder',
+          description: 'Absolute assignments only: the members given are set to the values given.',
+          requestBody: body('PatchOrder'),
+          responses: {
+            200: { description: 'Updated', content: json(ref('Order')) },
+            404: problem('No such order'),
+            422: problem('Invalid body'),
+          },
+        },
+        delete: {
+          operationId: 'deleteOrder',
+          responses: { 204: { description: 'Deleted' }, 404: problem('No such order') },
+        },
+      },
+      '/v1/orders/{id}/cancel': {
+        parameters: [id],
+        post: {
+          operationId: 'cancelOrder',
+          summary: 'Cancel an order (an action; completes asynchronously)',
+          responses: {
+            202: {
+              description: 'Accepted; poll the operation at Location',
+              headers: { Location: { schema: { type: 'string' } }, 'Retry-After': { schema: { type: 'integer' } } },
+              content: json(ref('Operation')),
+            },
+            404: problem('No such order'),
+            409: problem('Order already cancelled'),
+          },
+        },
+      },
+      '/v1/operations/{id}': {
+        parameters: [id],
+        get: {
+          operationId: 'getOperation',
+          responses: { 200: { description: 'The operation', content: json(ref('Operation')) }, 404: problem('No such operation') },
+        },
+      },
+    },
+    components: { schemas: { ...schemas, Problem: problemSchema } },
+  }
+}

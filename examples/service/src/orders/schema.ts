@@ -1,0 +1,105 @@
+// The order resource of the reference service: one set of zod schemas validates request
+// bodies and generates the OpenAPI document, so the two cannot drift apart.
+import { z } from 'zod'
+
+export const registry: z.core.$ZodRegistry<{ id?: string; examples?: unknown[] }> = z.registry()
+
+const lineItem = z
+  .object({
+    sku: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/),
+    quantity: z.number().int().min(1).max(10_000),
+  })
+  .strict()
+  .register(registry, { id: 'LineItem', examples: [{ sku: 'BOOK-042', quantity: 2 }] })
+
+const customer = z.string().min(1).max(200)
+const note = z.string().max(2000).nullable()
+const items = z.array(lineItem).min(1).max(100)
+
+/** An order as the API returns it. */
+export const orderSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['open', 'cancelling', 'cancelled']),
+    customer,
+    items,
+    note,
+    version: z.number().int().nonnegative(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .register(registry, {
+    id: 'Order',
+    examples: [
+      {
+        id: 'ord_0001',
+        status: 'open',
+        customer: 'Ada Lovelace',
+        items: [{ sku: 'BOOK-042', quantity: 2 }],
+        note: null,
+        version: 1,
+        created_at: '2026-11-22T10:00:00.000Z',
+        updated_at: '2026-11-22T10:00:00.000Z',
+      },
+    ],
+  })
+
+/** POST /v1/orders */
+export const createOrderSchema = z
+  .object({ customer, items, note: note.optional() })
+  .strict()
+  .register(registry, {
+    id: 'CreateOrder',
+    examples: [{ customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity: 2 }] }],
+  })
+
+/** PUT /v1/orders/<id>: the whole resource (every writable member). */
+export const replaceOrderSchema = z
+  .object({ customer, items, note })
+  .strict()
+  .register(registry, {
+    id: 'ReplaceOrder',
+    examples: [
+      { customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity: 3 }], note: 'Gift wrap' },
+    ],
+  })
+
+/**
+ * PATCH /v1/orders/<id>: absolute assignments only (SPEC.md §4.3 rule 8), so the same PATCH
+ * applied twice gives the same result. No increments, no list operations.
+ */
+export const patchOrderSchema = z
+  .object({ customer: customer.optional(), items: items.optional(), note: note.optional() })
+  .strict()
+  .refine((patch) => Object.keys(patch).length > 0, { message: 'Give at least one member to set' })
+  .register(registry, { id: 'PatchOrder', examples: [{ note: 'Leave at the door' }] })
+
+/** The operation resource a 202 points at. */
+export const operationSchema = z
+  .object({
+    id: z.string(),
+    kind: z.literal('order.cancel'),
+    status: z.enum(['running', 'succeeded', 'failed']),
+    target: z.string(),
+    created_at: z.iso.datetime(),
+    completed_at: z.iso.datetime().nullable(),
+  })
+  .register(registry, {
+    id: 'Operation',
+    examples: [
+      {
+        id: 'op_0001',
+        kind: 'order.cancel',
+        status: 'running',
+        target: '/v1/orders/ord_0001',
+        created_at: '2026-11-22T10:05:00.000Z',
+        completed_at: null,
+      },
+    ],
+  })
+
+export type Order = z.infer<typeof orderSchema>
+export type CreateOrder = z.infer<typeof createOrderSchema>
+export type ReplaceOrder = z.infer<typeof replaceOrderSchema>
+export type PatchOrder = z.infer<typeof patchOrderSchema>
+export type Operation = z.infer<typeof operationSchema>

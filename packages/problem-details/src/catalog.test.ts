@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, test } from 'vitest'
+import { problems } from './catalog.ts'
+import { isConformingExtensionName } from './problem.ts'
+
+const entries = Object.entries(problems)
+
+describe('the default catalog', () => {
+  test('codes are unique and stable-looking (lowercase, hyphenated)', () => {
+    const codes = entries.map(([, type]) => type.code)
+    expect(new Set(codes).size).toBe(codes.length)
+    for (const code of codes) expect(code).toMatch(/^[a-z]+(-[a-z]+)*$/)
+  })
+
+  test('every type has a German and a French title', () => {
+    for (const [, type] of entries) {
+      expect(Object.keys(type.titles).sort()).toEqual(['de', 'fr'])
+    }
+  })
+
+  test('every type is documented in docs/problems.md', () => {
+    const doc = readFileSync(new URL('../../../docs/problems.md', import.meta.url), 'utf8')
+    for (const [name, type] of entries) {
+      expect(doc, name).toContain(`\`${type.code}\``)
+    }
+  })
+
+  test('every non-registered extension name follows RFC 9457 §3.2', () => {
+    for (const [name, type] of entries) {
+      const sample = Object.keys(type.create({} as never)).filter(
+        (member) => !['type', 'title', 'status'].includes(member),
+      )
+      for (const member of sample) expect(isConformingExtensionName(member), name).toBe(true)
+    }
+  })
+})

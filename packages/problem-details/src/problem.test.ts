@@ -1,0 +1,155 @@
+import { describe, expect, expectTypeOf, test } from 'vitest'
+import { z } from 'zod'
+import { ProblemError } from './error.ts'
+import {
+  DEFAULT_PROBLEM_BASE,
+  defineProblem,
+  isConformingExtensionName,
+  resolveProblemType,
+} from './problem.ts'
+
+const outOfCredit = defineProblem({
+  type: 'https://example.com/probs/out-of-credit',
+  title: 'You do not have enough credit.',
+  status: 403,
+  extensions: z.object({ balance: z.number(), accounts: z.array(z.string()) }),
+})
+
+describe('defineProblem', () => {
+  test('create() gives the standard members first, then the typed extensions', () => {
+    const problem = outOfCredit.create({
+      detail: 'Your current balance is 30, but that costs 50.',
+      instance: '/account/12345/msgs/abc',
+      balance: 30,
+      accounts: ['/account/12345'],
+    })
+    expect(Object.keys(problem)).toEqual([
+      'type',
+      'title',
+      'status',
+      'detail',
+      'instance',
+      'balance',
+      'accounts',
+    ])
+    expect(problem.balance).toBe(30)
+    expectTypeOf(problem.balance).toEqualTypeOf<number>()
+  })
+
+  test('create() without extensions needs no argument', () => {
+    const gone = defineProblem({ type: 'gone', title: 'Gone.', status: 410 })
+    expect(gone.create()).toEqual({ type: 'gone', title: 'Gone.', status: 410 })
+    expect(gone.code).toBe('gone')
+  })
+
+  test('a status override changes the occurrence, not the type', () => {
+    const reused = defineProblem({ type: 'reused', title: 'Reused.', status: 409 })
+    expect(reused.create({ status: 422 }).status).toBe(422)
+    expect(reused.status).toBe(409)
+  })
+
+  test('error() is a ProblemError carrying the occurrence and the cause', () => {
+    const cause = new Error('low balance')
+    const error = outOfCredit.error({ balance: 1, accounts: [] }, { cause })
+    expect(error).toBeInstanceOf(ProblemError)
+    expect(error).toBeInstanceOf(Error)
+    expect(error.status).toBe(403)
+    expect(error.code).toBe('out-of-credit')
+    expect(error.cause).toBe(cause)
+    expect(error.toProblem()).toMatchObject({ balance: 1, status: 403 })
+  })
+
+  test('is() recognises a parsed problem of the type and checks its extensions', () => {
+    const wire = { ...outOfCredit.create({ balance: 30, accounts: [] }) }
+    expect(outOfCredit.is(wire)).toBe(true)
+    expect(outOfCredit.is({ ...wire, balance: 'thirty' })).toBe(false)
+    expect(outOfCredit.is({ ...wire, type: 'https://example.com/probs/other' })).toBe(false)
+    expect(outOfCredit.is('nope')).toBe(false)
+    expect(outOfCredit.is(null)).toBe(false)
+  })
+
+  test('is() matches a slug type resolved against the base it was served with', () => {
+    const gone = defineProblem({ type: 'gone', title: 'Gone.', status: 410 })
+    expect(gone.is({ type: `${DEFAULT_PROBLEM_BASE}gone` })).toBe(true)
+    expect(gone.is({ type: 'https://x.test/p/gone' }, { base: 'https://x.test/p/' })).toBe(true)
+    expect(gone.is({ type: 'https://x.test/p/gone' })).toBe(false)
+  })
+
+  test('SHOULD: extension names follow the RFC 9457 §3.2 naming rule', () => {
+    expect(() =>
+      defineProblem({
+        type: 'x',
+        title: 'X',
+        status: 400,
+        extensions: z.object({ 'invalid-params': z.string() }),
+      }),
+    ).toThrow(/naming rule/)
+    expect(() =>
+      defineProblem({
+        type: 'x',
+        title: 'X',
+        status: 400,
+        extensions: z.object({ 'invalid-params': z.string() }),
+        allowNames: ['invalid-params'],
+      }),
+    ).not.toThrow()
+  })
+
+  test('extensions cannot shadow standard members', () => {
+    expect(() =>
+      defineProblem({ type: 'x', title: 'X', status: 400, extensions: z.object({ status: z.string() }) }),
+    ).toThrow(/shadow/)
+  })
+
+  test('the status must be an error status', () => {
+    expect(() => defineProblem({ type: 'x', title: 'X', status: 200 })).toThrow(RangeError)
+    expect(() => defineProblem({ type: 'x', title: 'X', status: 404.5 })).toThrow(RangeError)
+  })
+})
+
+describe('isConformingExtensionName (RFC 9457 §3.2)', () => {
+  test.each([
+    ['balance', true],
+    ['max_bytes', true],
+    ['a1_', true],
+    ['ab', false],
+    ['1abc', false],
+    ['_abc', false],
+    ['invalid-params', false],
+    ['naïve', false],
+  ])('%s → %s', (name, expected) => {
+    expect(isConformingExtensionName(name)).toBe(expected)
+  })
+})
+
+describe('resolveProblemType', () => {
+  test('keeps absolute URIs and resolves slugs against the base', () => {
+    expect(resolveProblemType('about:blank')).toBe('about:blank')
+    expect(resolveProblemType('https://e.x/a')).toBe('https://e.x/a')
+    expect(resolveProblemType('tag:e.x,2026:a')).toBe('tag:e.x,2026:a')
+    expect(resolveProblemType('not-found', 'https://e.x/p/')).toBe('https://e.x/p/not-found')
+  })
+})
+
+describe('ProblemError', () => {
+  test('instanceof works across copies of the class (Symbol.for brand)', () => {
+    const foreign = Object.create(Error.prototype) as object
+    Object.defineProperty(foreign, Symbol.for('api-blocks.problem-error'), { value: true })
+    expect(foreign instanceof ProblemError).toBe(true)
+    expect(new Error('x') instanceof ProblemError).toBe(false)
+  })
+
+  test('subclasses keep the ordinary prototype check', () => {
+    class OtherError extends ProblemError {}
+    const plain = new ProblemError({ type: 'about:blank', title: 'Bad', status: 400 })
+    expect(plain instanceof OtherError).toBe(false)
+    expect(new OtherError({ type: 'about:blank', title: 'Bad', status: 400 }) instanceof OtherError).toBe(
+      true,
+    )
+  })
+
+  test('the message is the detail, else the title', () => {
+    expect(new ProblemError({ type: 'a:b', title: 'T', status: 400 }).message).toBe('T')
+    expect(new ProblemError({ type: 'a:b', title: 'T', status: 400, detail: 'D' }).message).toBe('D')
+  })
+})
