@@ -44,7 +44,9 @@ function body(id: string): Json {
     content: {
       'application/json': {
         schema: ref(id),
-        examples: Object.fromEntries(examples.map((value, index) => [`${id}${index + 1}`, { value }])),
+        examples: Object.fromEntries(
+          examples.map((value, index) => [`${id}${index + 1}`, { value }]),
+        ),
       },
     },
   }
@@ -117,7 +119,10 @@ export function openApiDocument(serverUrl: string): Json {
         parameters: [id],
         get: {
           operationId: 'getOrder',
-          responses: { 200: { description: 'The order', content: json(ref('Order')) }, 404: problem('No such order') },
+          responses: {
+            200: { description: 'The order', content: json(ref('Order')) },
+            404: problem('No such order'),
+          },
         },
         put: {
           operationId: 'replaceOrder',
@@ -151,7 +156,10 @@ export function openApiDocument(serverUrl: string): Json {
           responses: {
             202: {
               description: 'Accepted; poll the operation at Location',
-              headers: { Location: { schema: { type: 'string' } }, 'Retry-After': { schema: { type: 'integer' } } },
+              headers: {
+                Location: { schema: { type: 'string' } },
+                'Retry-After': { schema: { type: 'integer' } },
+              },
               content: json(ref('Operation')),
             },
             404: problem('No such order'),
@@ -163,7 +171,10 @@ export function openApiDocument(serverUrl: string): Json {
         parameters: [id],
         get: {
           operationId: 'getOperation',
-          responses: { 200: { description: 'The operation', content: json(ref('Operation')) }, 404: problem('No such operation') },
+          responses: {
+            200: { description: 'The operation', content: json(ref('Operation')) },
+            404: problem('No such operation'),
+          },
         },
       },
     },

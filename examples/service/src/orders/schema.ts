@@ -6,7 +6,11 @@ export const registry: z.core.$ZodRegistry<{ id?: string; examples?: unknown[] }
 
 const lineItem = z
   .object({
-    sku: z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/),
+    sku: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9._-]+$/),
     quantity: z.number().int().min(1).max(10_000),
   })
   .strict()

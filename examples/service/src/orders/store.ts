@@ -68,7 +68,12 @@ export class OrderStore {
   #update(id: string, changes: Partial<Order>): Order | undefined {
     const current = this.#orders.get(id)
     if (current === undefined) return undefined
-    const next: Order = { ...current, ...changes, version: current.version + 1, updated_at: this.#now() }
+    const next: Order = {
+      ...current,
+      ...changes,
+      version: current.version + 1,
+      updated_at: this.#now(),
+    }
     this.#orders.set(id, next)
     return next
   }

@@ -1,0 +1,67 @@
+// The reference service: every block composed in front of the /v1/orders resource.
+import type { Handler } from '@api-blocks/http'
+import { compose, compress, cors, limits, negotiation, requestId } from '@api-blocks/http'
+import { openApiDocument } from './openapi.ts'
+import { orderRoutes } from './orders/routes.ts'
+import { OrderStore } from './orders/store.ts'
+import { router } from './router.ts'
+
+/** How the service is put together; every member has an embedded default. */
+export interface ServiceOptions {
+  /** Where the service is reachable, for the OpenAPI `servers` entry. */
+  publicUrl?: string
+  /** Browser origins allowed by CORS (default: a local front-end dev server). */
+  corsOrigins?: readonly string[]
+  /** Base URI of problem types (default: the catalog's `tag:` base). */
+  problemBase?: string
+  /** Largest request body, in bytes (default 64 KiB: orders are small). */
+  maxBodyBytes?: number
+  /** Milliseconds since the epoch (tests pass a fixed clock). */
+  clock?: () => number
+  /** Runs the asynchronous part of actions (tests run it when they choose). */
+  schedule?: (task: () => void) => void
+  /** Makes request ids (default `crypto.randomUUID()`). */
+  generateRequestId?: () => string
+  /** Receives every error answered as a 500, for logs. */
+  onError?: (error: unknown, request: Request) => void
+}
+
+/** Builds the service as one Fetch handler. */
+export function createService(options: ServiceOptions = {}): Handler {
+  const store = new OrderStore(options.clock ? { clock: options.clock } : {})
+  const openapi = JSON.stringify(openApiDocument(options.publicUrl ?? 'http://localhost:3000'))
+  const routes = router({
+    '/': {
+      GET: async () =>
+        Response.json({
+          name: 'api-blocks reference service',
+          links: { orders: '/v1/orders', openapi: '/openapi.json' },
+        }),
+    },
+    '/openapi.json': {
+      GET: async () => new Response(openapi, { headers: { 'content-type': 'application/json' } }),
+    },
+    ...orderRoutes({
+      store,
+      maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+      schedule: options.schedule ?? ((task) => setTimeout(task, 500).unref()),
+    }),
+  })
+
+  return compose(
+    // Outermost: every response, errors included, carries X-Request-Id.
+    requestId({
+      ...(options.generateRequestId ? { generate: options.generateRequestId } : {}),
+      ...(options.problemBase ? { problem: { base: options.problemBase } } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+    }),
+    // X-Request-Id is set outside cors() (so preflights carry it too): expose it explicitly.
+    cors({
+      origin: options.corsOrigins ?? ['http://localhost:5173'],
+      exposeHeaders: ['X-Request-Id'],
+    }),
+    limits(),
+    compress(),
+    negotiation({ types: ['application/json'], notAcceptable: true }),
+  )(routes)
+}

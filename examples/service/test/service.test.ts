@@ -1,0 +1,286 @@
+// The reference service's conventions (SPEC.md §4.3, §7.2), checked on its Fetch handler.
+import fc from 'fast-check'
+import { beforeEach, describe, expect, test } from 'vitest'
+import { createService } from '../src/app.ts'
+
+const BASE = 'http://service.test'
+let tasks: (() => void)[]
+let service: ReturnType<typeof createService>
+
+beforeEach(() => {
+  tasks = []
+  let id = 0
+  service = createService({
+    clock: () => Date.UTC(2026, 10, 22, 10, 0, 0),
+    schedule: (task) => tasks.push(task),
+    generateRequestId: () => `req-${++id}`,
+    maxBodyBytes: 4096,
+  })
+})
+
+function call(
+  method: string,
+  path: string,
+  init: { body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const headers = new Headers(init.headers)
+  let body: string | undefined
+  if (init.body !== undefined) {
+    body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body)
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json')
+  }
+  return service(new Request(`${BASE}${path}`, { method, headers, body: body ?? null }))
+}
+
+const newOrder = { customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity: 2 }] }
+
+async function create() {
+  const response = await call('POST', '/v1/orders', { body: newOrder })
+  return (await response.json()) as { id: string; version: number }
+}
+
+describe('SPEC.md §4.3 conventions on /v1/orders', () => {
+  test('POST creates: 201 with Location, Content-Type and X-Request-Id', async () => {
+    const response = await call('POST', '/v1/orders', { body: newOrder })
+    expect(response.status).toBe(201)
+    const order = await response.json()
+    expect(response.headers.get('location')).toBe(`/v1/orders/${order.id}`)
+    expect(response.headers.get('content-type')).toBe('application/json')
+    expect(response.headers.get('x-request-id')).toBe('req-1')
+    expect(order).toMatchObject({ ...newOrder, status: 'open', note: null, version: 1 })
+  })
+
+  test('GET lists in the §2.3 envelope', async () => {
+    await create()
+    const response = await call('GET', '/v1/orders')
+    expect(response.status).toBe(200)
+    const page = await response.json()
+    expect(page.data).toHaveLength(1)
+    expect(page.has_more).toBe(false)
+    expect(page.next_cursor).toBeNull()
+  })
+
+  test('GET reads one; an unknown or odd id is a 404 problem', async () => {
+    const { id } = await create()
+    expect((await call('GET', `/v1/orders/${id}`)).status).toBe(200)
+    for (const odd of ['ord_999999', '..%2F..%2Fetc', 'x'.repeat(65), '%00', 'a%20b']) {
+      const response = await call('GET', `/v1/orders/${odd}`)
+      expect(response.status, odd).toBe(404)
+      expect(response.headers.get('content-type')).toBe('application/problem+json')
+      expect((await response.json()).status).toBe(404)
+    }
+  })
+
+  test('PUT replaces the whole resource; a partial body is 422 with pointers', async () => {
+    const { id } = await create()
+    const replaced = await call('PUT', `/v1/orders/${id}`, {
+      body: { customer: 'Grace Hopper', items: [{ sku: 'X-1', quantity: 1 }], note: 'hi' },
+    })
+    expect(replaced.status).toBe(200)
+    expect(await replaced.json()).toMatchObject({
+      customer: 'Grace Hopper',
+      note: 'hi',
+      version: 2,
+    })
+    const partial = await call('PUT', `/v1/orders/${id}`, { body: { customer: 'Grace' } })
+    expect(partial.status).toBe(422)
+    const problem = await partial.json()
+    expect(problem.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
+      '/items',
+      '/note',
+    ])
+  })
+
+  test('PATCH sets members absolutely, so applying it twice gives the same state', async () => {
+    const { id } = await create()
+    const first = await (
+      await call('PATCH', `/v1/orders/${id}`, { body: { note: 'Gift wrap' } })
+    ).json()
+    const second = await (
+      await call('PATCH', `/v1/orders/${id}`, { body: { note: 'Gift wrap' } })
+    ).json()
+    expect(first.note).toBe('Gift wrap')
+    expect({ ...second, version: 0, updated_at: '' }).toEqual({
+      ...first,
+      version: 0,
+      updated_at: '',
+    })
+  })
+
+  test('PATCH with nothing to set, or an unknown member, is 422', async () => {
+    const { id } = await create()
+    expect((await call('PATCH', `/v1/orders/${id}`, { body: {} })).status).toBe(422)
+    const unknown = await call('PATCH', `/v1/orders/${id}`, { body: { total: 5 } })
+    expect(unknown.status).toBe(422)
+  })
+
+  test('DELETE answers 204 without a body, then the order is gone', async () => {
+    const { id } = await create()
+    const response = await call('DELETE', `/v1/orders/${id}`)
+    expect(response.status).toBe(204)
+    expect(await response.text()).toBe('')
+    expect(response.headers.get('x-request-id')).toBeTruthy()
+    expect((await call('GET', `/v1/orders/${id}`)).status).toBe(404)
+  })
+
+  test('the cancel action answers 202 with a polling URL that reports completion', async () => {
+    const { id } = await create()
+    const accepted = await call('POST', `/v1/orders/${id}/cancel`)
+    expect(accepted.status).toBe(202)
+    const poll = accepted.headers.get('location')
+    expect(poll).toMatch(/^\/v1\/operations\/op_\d+$/)
+    expect(accepted.headers.get('retry-after')).toBe('1')
+    expect((await (await call('GET', poll ?? '')).json()).status).toBe('running')
+    for (const task of tasks) task()
+    const done = await (await call('GET', poll ?? '')).json()
+    expect(done.status).toBe('succeeded')
+    expect((await (await call('GET', `/v1/orders/${id}`)).json()).status).toBe('cancelled')
+    expect((await call('POST', `/v1/orders/${id}/cancel`)).status).toBe(409)
+  })
+
+  test('HEAD answers the GET headers without a body', async () => {
+    await create()
+    const get = await call('GET', '/v1/orders')
+    const head = await call('HEAD', '/v1/orders')
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe('')
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'))
+  })
+
+  test('OPTIONS lists the allowed methods', async () => {
+    const response = await call('OPTIONS', '/v1/orders')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS')
+  })
+
+  test('MUST: 405 carries Allow (RFC 9110 §15.5.6), also for unknown methods', async () => {
+    for (const method of ['DELETE', 'FOO', 'PUT']) {
+      const response = await call(method, '/v1/orders')
+      expect(response.status, method).toBe(405)
+      expect(response.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS')
+      expect(response.headers.get('content-type')).toBe('application/problem+json')
+    }
+  })
+
+  test('CORS: a preflight from an allowed origin is answered; Vary: Origin everywhere', async () => {
+    const preflight = await call('OPTIONS', '/v1/orders', {
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, idempotency-key',
+      },
+    })
+    expect(preflight.status).toBe(200)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Idempotency-Key/i)
+    const refused = await call('GET', '/v1/orders', { headers: { origin: 'https://evil.example' } })
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull()
+    expect(refused.headers.get('vary')).toMatch(/Origin/)
+    const created = await call('POST', '/v1/orders', {
+      body: newOrder,
+      headers: { origin: 'http://localhost:5173' },
+    })
+    expect(created.headers.get('access-control-expose-headers')).toMatch(/Location/i)
+    expect(created.headers.get('access-control-expose-headers')).toMatch(/X-Request-Id/i)
+  })
+})
+
+describe('bad input gets the right problem', () => {
+  test('invalid JSON → 400', async () => {
+    const response = await call('POST', '/v1/orders', { body: '{"customer":' })
+    expect(response.status).toBe(400)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+  })
+
+  test('a wrong Content-Type → 415', async () => {
+    const response = await call('POST', '/v1/orders', {
+      body: 'customer=Ada',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
+    expect(response.status).toBe(415)
+  })
+
+  test('a body over the limit → 413', async () => {
+    const response = await call('POST', '/v1/orders', {
+      body: { ...newOrder, note: 'x'.repeat(5000) },
+    })
+    expect(response.status).toBe(413)
+    expect((await response.json()).max_bytes).toBe(4096)
+  })
+
+  test('Accept that no representation satisfies → 406', async () => {
+    const response = await call('GET', '/v1/orders', { headers: { accept: 'text/html' } })
+    expect(response.status).toBe(406)
+  })
+
+  test('a well-formed X-Request-Id is echoed; a 10 KB one is replaced', async () => {
+    const echoed = await call('GET', '/v1/orders', { headers: { 'x-request-id': 'abc-123' } })
+    expect(echoed.headers.get('x-request-id')).toBe('abc-123')
+    const huge = await call('GET', '/v1/orders', {
+      headers: { 'x-request-id': 'a'.repeat(10_240) },
+    })
+    expect(huge.headers.get('x-request-id')).toMatch(/^req-\d+$/)
+  })
+
+  test('problem titles follow Accept-Language', async () => {
+    const response = await call('GET', '/v1/orders/ord_999999', {
+      headers: { 'accept-language': 'de-DE,de;q=0.9' },
+    })
+    expect(response.headers.get('content-language')).toBe('de')
+    expect((await response.json()).title).toBe('Die Ressource wurde nicht gefunden.')
+  })
+
+  test('no request makes the service answer 500', async () => {
+    const methods = fc.constantFrom(
+      'GET',
+      'HEAD',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+      'OPTIONS',
+      'FOO',
+    )
+    const paths = fc.oneof(
+      fc.constantFrom('/v1/orders', '/v1/orders/ord_000001', '/v1/orders/ord_000001/cancel', '/'),
+      fc.webPath(),
+    )
+    const headerValue = fc.string({ maxLength: 300 }).filter((v) => !/[\r\n\0]/.test(v))
+    const headers = fc.dictionary(
+      fc.constantFrom(
+        'accept',
+        'accept-language',
+        'accept-encoding',
+        'origin',
+        'content-type',
+        'x-request-id',
+        'if-match',
+      ),
+      headerValue,
+      { maxKeys: 4 },
+    )
+    const body = fc.option(fc.oneof(fc.string({ maxLength: 500 }), fc.json({ maxDepth: 3 })), {
+      nil: undefined,
+    })
+    await fc.assert(
+      fc.asyncProperty(methods, paths, headers, body, async (method, path, hdrs, payload) => {
+        await create()
+        let request: Request
+        try {
+          request = new Request(`${BASE}${path.startsWith('/') ? path : `/${path}`}`, {
+            method,
+            headers: hdrs,
+            body: method === 'GET' || method === 'HEAD' ? null : (payload ?? null),
+          })
+        } catch {
+          return // not a request a client could send
+        }
+        const response = await service(request)
+        expect(response.status).toBeLessThan(500)
+        expect(response.headers.get('x-request-id')).toBeTruthy()
+        await response.arrayBuffer()
+      }),
+      { interruptAfterTimeLimit: 4000, numRuns: 400 },
+    )
+  })
+})
