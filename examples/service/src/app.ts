@@ -1,6 +1,8 @@
 // The reference service: every block composed in front of the /v1/orders resource.
 import type { Handler } from '@api-blocks/http'
 import { compose, compress, cors, limits, negotiation, requestId } from '@api-blocks/http'
+import type { CursorKey } from '@api-blocks/pagination'
+import { createCursorCodec } from '@api-blocks/pagination'
 import { openApiDocument } from './openapi.ts'
 import { orderRoutes } from './orders/routes.ts'
 import { OrderStore } from './orders/store.ts'
@@ -22,6 +24,12 @@ export interface ServiceOptions {
   schedule?: (task: () => void) => void
   /** Makes request ids (default `crypto.randomUUID()`). */
   generateRequestId?: () => string
+  /**
+   * Keys that sign list cursors, newest first (at least 32 bytes each). Default: one random
+   * key per process, so cursors do not survive a restart; set keys when several instances
+   * serve the same clients.
+   */
+  cursorKeys?: readonly CursorKey[]
   /** Receives every error answered as a 500, for logs. */
   onError?: (error: unknown, request: Request) => void
 }
@@ -29,6 +37,13 @@ export interface ServiceOptions {
 /** Builds the service as one Fetch handler. */
 export function createService(options: ServiceOptions = {}): Handler {
   const store = new OrderStore(options.clock ? { clock: options.clock } : {})
+  const cursors = createCursorCodec({
+    keys: options.cursorKeys ?? [
+      { id: 'boot', secret: crypto.getRandomValues(new Uint8Array(32)) },
+    ],
+    ttlMs: 24 * 60 * 60 * 1000,
+    ...(options.clock ? { clock: options.clock } : {}),
+  })
   const openapi = JSON.stringify(openApiDocument(options.publicUrl ?? 'http://localhost:3000'))
   const routes = router({
     '/': {
@@ -44,6 +59,8 @@ export function createService(options: ServiceOptions = {}): Handler {
     ...orderRoutes({
       store,
       maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+      cursors,
+      page: { defaultLimit: 20, maxLimit: 100 },
       schedule: options.schedule ?? ((task) => setTimeout(task, 500).unref()),
     }),
   })

@@ -79,12 +79,28 @@ export function openApiDocument(serverUrl: string): Json {
           summary: 'List orders (SPEC.md §2.3 envelope)',
           parameters: [
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
-            { name: 'after', in: 'query', schema: { type: 'string', maxLength: 1024 } },
+            {
+              name: 'after',
+              in: 'query',
+              description: 'The next_cursor of the previous page (signed; bound to the filters).',
+              schema: { type: 'string', maxLength: 1024 },
+            },
+            {
+              name: 'status',
+              in: 'query',
+              schema: { type: 'string', enum: ['open', 'cancelling', 'cancelled'] },
+            },
           ],
           responses: {
             200: {
               description: 'A page of orders',
-              headers: orderHeaders,
+              headers: {
+                ...orderHeaders,
+                Link: {
+                  description: 'RFC 8288 rel="next" when has_more',
+                  schema: { type: 'string' },
+                },
+              },
               content: json({
                 type: 'object',
                 properties: {

@@ -284,3 +284,47 @@ describe('bad input gets the right problem', () => {
     )
   })
 })
+
+describe('pagination (SPEC.md §2.3)', () => {
+  test('pages follow next_cursor and Link until has_more is false', async () => {
+    for (let i = 0; i < 5; i += 1) await create()
+    const seen: string[] = []
+    let path = '/v1/orders?limit=2'
+    for (let pages = 0; pages < 10; pages += 1) {
+      const response = await call('GET', path)
+      const page = await response.json()
+      seen.push(...page.data.map((o: { id: string }) => o.id))
+      expect(page.has_more).toBe(page.next_cursor !== null)
+      if (!page.has_more) {
+        expect(response.headers.get('link')).toBeNull()
+        break
+      }
+      expect(response.headers.get('link')).toContain('rel="next"')
+      path = `/v1/orders?limit=2&after=${page.next_cursor}`
+    }
+    expect(seen).toEqual(['ord_000001', 'ord_000002', 'ord_000003', 'ord_000004', 'ord_000005'])
+  })
+
+  test('a tampered cursor, or one replayed on another filter, is the invalid-cursor problem', async () => {
+    for (let i = 0; i < 3; i += 1) await create()
+    const { next_cursor: cursor } = await (await call('GET', '/v1/orders?limit=1')).json()
+    const tampered = `${cursor.slice(0, -2)}${cursor.endsWith('A') ? 'B' : 'A'}A`
+    for (const path of [
+      `/v1/orders?after=${tampered}`,
+      `/v1/orders?status=open&after=${cursor}`,
+      '/v1/orders?after=',
+    ]) {
+      const response = await call('GET', path)
+      expect(response.status, path).toBe(400)
+      expect((await response.json()).type).toMatch(/invalid-cursor$/)
+    }
+  })
+
+  test('limit: garbage is 400, above the maximum is clamped', async () => {
+    for (const limit of ['-1', 'abc', '1.5']) {
+      expect((await call('GET', `/v1/orders?limit=${limit}`)).status, limit).toBe(400)
+    }
+    expect((await call('GET', '/v1/orders?limit=100000')).status).toBe(200)
+    expect((await call('GET', '/v1/orders?status=bogus')).status).toBe(400)
+  })
+})

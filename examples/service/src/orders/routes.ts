@@ -2,6 +2,8 @@
 // the cancel action with its operation resource.
 import type { MethodHandlers } from '@api-blocks/http'
 import { problemResponse, readJson } from '@api-blocks/http'
+import type { CursorCodec } from '@api-blocks/pagination'
+import { nextPageLink, parseListRequest, seekArray, toListEnvelope } from '@api-blocks/pagination'
 import { problems } from '@api-blocks/problem-details'
 import { paramOf } from '../router.ts'
 import type { Order } from './schema.ts'
@@ -14,7 +16,13 @@ export interface OrderRoutesOptions {
   maxBodyBytes: number
   /** Runs the asynchronous part of an action (default: soon, on a timer). */
   schedule: (task: () => void) => void
+  /** Signs and checks list cursors. */
+  cursors: CursorCodec
+  /** Page size bounds of the list (SPEC.md §8 leaves them to the service). */
+  page: { defaultLimit: number; maxLimit: number }
 }
+
+const STATUSES: readonly string[] = ['open', 'cancelling', 'cancelled']
 
 const JSON_TYPE = 'application/json'
 
@@ -31,13 +39,33 @@ function notFound(request: Request, what: string): Response {
 
 /** The handlers of `/v1/orders`, `/v1/orders/:id`, `/v1/orders/:id/cancel` and `/v1/operations/:id`. */
 export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodHandlers> {
-  const { store, maxBodyBytes, schedule } = options
+  const { store, maxBodyBytes, schedule, cursors: codec, page: bounds } = options
   const read = { maxBytes: maxBodyBytes }
   const location = (order: Order) => `/v1/orders/${order.id}`
 
   return {
     '/v1/orders': {
-      GET: async () => json({ data: store.list(), has_more: false, next_cursor: null }),
+      // SPEC.md §2.3: `data`, `has_more`, `next_cursor`; `limit` and `after`, plus a `status` filter.
+      // The cursor is bound to the order and the filter, so it cannot be replayed on another query.
+      GET: async (request) => {
+        const url = new URL(request.url)
+        const statuses = url.searchParams.getAll('status')
+        if (statuses.length > 1 || (statuses[0] !== undefined && !STATUSES.includes(statuses[0]))) {
+          throw problems.badRequest.error({
+            detail: `status must be one of ${STATUSES.join(', ')}.`,
+          })
+        }
+        const status = statuses[0] ?? null
+        const cursors = codec.forQuery({
+          order: { keys: ['created_at', 'id'], direction: 'asc' },
+          filters: { status },
+        })
+        const page = await parseListRequest(url.searchParams, { cursors, ...bounds })
+        const matching = store.list().filter((order) => status === null || order.status === status)
+        const body = await toListEnvelope(seekArray(matching, page), page, cursors)
+        const link = nextPageLink(url, body.next_cursor)
+        return json(body, 200, link ? { link } : {})
+      },
       POST: async (request) => {
         const input = await readJson(request, createOrderSchema, read)
         const order = store.create(input)
