@@ -1,7 +1,20 @@
 import { defineConfig } from 'tsdown'
 
+// One entry per subpath export; `compress-node` is the build the `node` condition selects.
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: {
+    index: 'src/index.ts',
+    headers: 'src/headers/index.ts',
+    'request-id': 'src/request-id/index.ts',
+    negotiate: 'src/negotiate/index.ts',
+    cors: 'src/cors/index.ts',
+    methods: 'src/methods/index.ts',
+    body: 'src/body/index.ts',
+    compress: 'src/compress/index.ts',
+    'compress-node': 'src/compress/node.ts',
+    version: 'src/version/index.ts',
+    limits: 'src/limits/index.ts',
+  },
   format: 'esm',
   platform: 'neutral',
   dts: true,

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ProblemDetails } from './problem.ts'
+import { attachTitles, titlesOf } from './titles.ts'
 
 const BRAND: unique symbol = Symbol.for('api-blocks.problem-error') as never
 
@@ -53,9 +54,9 @@ export class ProblemError<Ext = Record<never, never>> extends Error implements P
     Object.defineProperty(this, BRAND, { value: true })
   }
 
-  /** The problem occurrence, as a plain object (a copy). */
+  /** The problem occurrence, as a plain object (a copy that keeps the translated titles). */
   toProblem(): ProblemDetails & Ext {
-    return { ...this.problem }
+    return attachTitles({ ...this.problem }, titlesOf(this.problem) ?? {})
   }
 
   static override [Symbol.hasInstance](value: unknown): boolean {

@@ -137,6 +137,14 @@ describe('errorToProblemResponse', () => {
     expect(errorToProblemResponse(foreign).status).toBe(412)
   })
 
+  test('a thrown catalog problem keeps its translated titles', async () => {
+    const response = errorToProblemResponse(problems.notFound.error(), {
+      request: new Request('https://x.test/a', { headers: { 'accept-language': 'fr' } }),
+    })
+    expect(response.headers.get('content-language')).toBe('fr')
+    expect((await response.json()).title).toBe("La ressource n'existe pas.")
+  })
+
   test('ProblemError works with a hand-made problem', () => {
     const error = new ProblemError({ type: 'about:blank', title: 'Gone', status: 410 })
     expect(errorToProblemResponse(error).status).toBe(410)

@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'vitest'
+import { contextKey, copyContext, getContext, requestIdOf, setContext } from './context.ts'
+
+describe('per-request context', () => {
+  test('values are stored per Request object, without cloning it', () => {
+    const key = contextKey<string>('tenant')
+    const a = new Request('https://api.example/a')
+    const b = new Request('https://api.example/b')
+    setContext(a, key, 'acme')
+    expect(getContext(a, key)).toBe('acme')
+    expect(getContext(b, key)).toBeUndefined()
+  })
+
+  test('two keys with the same description do not collide', () => {
+    const first = contextKey<number>('n')
+    const second = contextKey<number>('n')
+    const request = new Request('https://api.example/')
+    setContext(request, first, 1)
+    setContext(request, second, 2)
+    expect([getContext(request, first), getContext(request, second)]).toEqual([1, 2])
+  })
+
+  test('copyContext carries the values to a replacement Request', () => {
+    const key = contextKey<string>('user')
+    const original = new Request('https://api.example/v1/x')
+    setContext(original, key, 'u1')
+    const rewritten = new Request(new URL('/v2/x', original.url), original)
+    copyContext(original, rewritten)
+    expect(getContext(rewritten, key)).toBe('u1')
+    copyContext(new Request('https://api.example/'), rewritten)
+    expect(getContext(rewritten, key)).toBe('u1')
+  })
+
+  test('requestIdOf is undefined without the requestId middleware', () => {
+    expect(requestIdOf(new Request('https://api.example/'))).toBeUndefined()
+  })
+})

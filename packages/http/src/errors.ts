@@ -1,0 +1,67 @@
+/**
+ * One way to answer errors across the package: every middleware here that has to turn a
+ * thrown error or a problem into a Response goes through {@link errorResponse} or
+ * {@link problemResponse}, so the answer carries the same problem options (type base,
+ * `instance` source) and reports to the same `onError` hook, whichever layer caught it.
+ * The `requestId()` middleware sets those options for the request.
+ *
+ * @module
+ */
+import type { ProblemDetails, ProblemResponseOptions } from '@api-blocks/problem-details'
+import { errorToProblemResponse, toProblemResponse } from '@api-blocks/problem-details'
+import { getContext, requestIdOf } from './context.ts'
+import { errorBoundaryKey } from './internal/keys.ts'
+
+/** How problems are rendered: the serialisation options of `toProblemResponse`. */
+export type ProblemRenderOptions = Omit<ProblemResponseOptions, 'request' | 'requestId' | 'headers'>
+
+function optionsFor(request: Request, headers: HeadersInit | undefined): ProblemResponseOptions {
+  const boundary = getContext(request, errorBoundaryKey)
+  const options: ProblemResponseOptions = { ...boundary?.problem, request }
+  const id = requestIdOf(request)
+  if (id !== undefined) options.requestId = id
+  if (headers !== undefined) options.headers = headers
+  return options
+}
+
+/**
+ * Answers a problem for `request` as an `application/problem+json` Response, with the
+ * rendering options the request's `requestId()` middleware configured (if any).
+ *
+ * @example
+ * ```ts
+ * return problemResponse(problems.notFound.create({ detail: 'No order 42' }), request)
+ * ```
+ */
+export function problemResponse(
+  problem: ProblemDetails,
+  request: Request,
+  headers?: HeadersInit,
+): Response {
+  return toProblemResponse(problem, optionsFor(request, headers))
+}
+
+/**
+ * Answers anything thrown while handling `request`: a `ProblemError` (or any `toProblem()`
+ * source) answers its own problem, anything else the catalog's 500 `internal` problem without
+ * the error's message. Reports the error to the `onError` hook of `requestId()`; a hook that
+ * throws is ignored.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   return await next(request)
+ * } catch (error) {
+ *   return errorResponse(error, request)
+ * }
+ * ```
+ */
+export function errorResponse(error: unknown, request: Request, headers?: HeadersInit): Response {
+  const boundary = getContext(request, errorBoundaryKey)
+  try {
+    boundary?.onError?.(error, request)
+  } catch {
+    // A broken logger must not turn a problem answer into a crash.
+  }
+  return errorToProblemResponse(error, optionsFor(request, headers))
+}

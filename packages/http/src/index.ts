@@ -1,0 +1,110 @@
+/**
+ * The Fetch-first HTTP core of api-blocks: handler and middleware types, per-request context,
+ * request ids, content negotiation, CORS, OPTIONS/HEAD/405, the Vary / Cache-Control /
+ * Expose-Headers accumulator, body limits, compression, version deprecation headers and
+ * request limits. Everything works on Web `Request`, `Response` and `Headers`.
+ *
+ * @example
+ * ```ts
+ * import { compose, cors, methods, requestId } from '@api-blocks/http'
+ * const app = compose(cors({ origin: ['https://app.example'] }), requestId())(
+ *   methods({ GET: async () => Response.json({ ok: true }) }),
+ * )
+ * ```
+ *
+ * @module
+ */
+
+export type { JsonSchema, ReadBodyOptions } from './body/index.ts'
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  JSON_MEDIA_TYPES,
+  readBody,
+  readJson,
+  readText,
+} from './body/index.ts'
+export type { Handler, Middleware } from './compose.ts'
+export { compose } from './compose.ts'
+export type { CompressOptions, Encoder } from './compress/index.ts'
+export {
+  compress,
+  DEFAULT_COMPRESS_THRESHOLD,
+  isCompressible,
+  weakenEtag,
+  webEncoders,
+} from './compress/index.ts'
+export type { ContextKey } from './context.ts'
+export { contextKey, copyContext, getContext, requestIdOf, setContext } from './context.ts'
+export type { CorsOptions, CorsOrigin } from './cors/index.ts'
+export {
+  cors,
+  DEFAULT_ALLOW_HEADERS,
+  DEFAULT_ALLOW_METHODS,
+  EXPOSABLE_HEADERS,
+  MAX_ORIGIN_LENGTH,
+} from './cors/index.ts'
+export type { ProblemRenderOptions } from './errors.ts'
+export { errorResponse, problemResponse } from './errors.ts'
+export type { CacheDirective, MergedHeaderName } from './headers/index.ts'
+export {
+  formatCacheControl,
+  mergeCacheControl,
+  mergeExposeHeaders,
+  mergeHeader,
+  mergeResponseHeaders,
+  mergeVary,
+  parseCacheControl,
+  withHeaders,
+} from './headers/index.ts'
+export type { LimitsOptions } from './limits/index.ts'
+export {
+  DEFAULT_LIMITED_HEADERS,
+  DEFAULT_MAX_HEADER_VALUE_LENGTH,
+  DEFAULT_MAX_URL_LENGTH,
+  limits,
+} from './limits/index.ts'
+export type { MethodHandlers } from './methods/index.ts'
+export { allowedMethods, methodNotAllowed, methods } from './methods/index.ts'
+export type {
+  CodingRange,
+  MediaRange,
+  MediaType,
+  MediaTypeOptions,
+  Negotiated,
+  Negotiation,
+  NegotiationOffers,
+  NegotiationOptions,
+} from './negotiate/index.ts'
+export {
+  MAX_ACCEPT_ENCODING_LENGTH,
+  MAX_ACCEPT_LENGTH,
+  MAX_ACCEPT_MEMBERS,
+  MAX_CONTENT_TYPE_LENGTH,
+  matchesMediaType,
+  negotiate,
+  negotiateContentLanguage,
+  negotiatedOf,
+  negotiateEncoding,
+  negotiateMediaType,
+  negotiation,
+  parseAccept,
+  parseAcceptEncoding,
+  parseMediaType,
+  requireContentType,
+  weighMediaType,
+} from './negotiate/index.ts'
+export type { RequestIdOptions } from './request-id/index.ts'
+export {
+  isValidRequestId,
+  MAX_REQUEST_ID_LENGTH,
+  REQUEST_ID_PATTERN,
+  requestId,
+} from './request-id/index.ts'
+export type { VersionDeprecationOptions } from './version/index.ts'
+export {
+  formatDeprecation,
+  formatHttpDate,
+  parseDeprecation,
+  parseHttpDate,
+  versionDeprecation,
+} from './version/index.ts'
