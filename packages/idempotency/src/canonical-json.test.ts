@@ -1,0 +1,133 @@
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import type { JsonValue } from './canonical-json.ts'
+import { canonicalizeJsonText, canonicalJson, MAX_CANONICAL_JSON_DEPTH } from './canonical-json.ts'
+
+const budget = { interruptAfterTimeLimit: 2000 }
+
+/** Rebuilds every object of `value` with its members in a shuffled order. */
+function shuffled(value: JsonValue, random: () => number): JsonValue {
+  if (Array.isArray(value)) return value.map((item: JsonValue) => shuffled(item, random))
+  if (value === null || typeof value !== 'object') return value
+  const entries = Object.entries(value as Record<string, JsonValue>)
+  for (let index = entries.length - 1; index > 0; index--) {
+    const other = Math.floor(random() * (index + 1))
+    ;[entries[index], entries[other]] = [entries[other]!, entries[index]!]
+  }
+  return Object.fromEntries(entries.map(([name, item]) => [name, shuffled(item, random)]))
+}
+
+describe('canonicalJson', () => {
+  test('sorts members recursively, keeps array order, drops whitespace', () => {
+    expect(canonicalJson({ b: [3, 1, { z: 1, a: [] }], a: { y: null, x: true } })).toBe(
+      '{"a":{"x":true,"y":null},"b":[3,1,{"a":[],"z":1}]}',
+    )
+  })
+
+  test('RFC 8785 §3.2.3: members sort by UTF-16 code units, not code points', () => {
+    // U+1F600 is \ud83d\ude00: its first unit sorts before U+FB33 though the code point is above.
+    expect(canonicalJson({ '\ufb33': 1, '\u{1f600}': 2, '\u00e9': 3, a: 4 })).toBe(
+      '{"a":4,"\u00e9":3,"\u{1f600}":2,"\ufb33":1}',
+    )
+  })
+
+  test('numbers are written as JSON.stringify writes them (RFC 8785 §3.2.2.3)', () => {
+    expect(canonicalizeJsonText('[1.0, 1e2, -0, 0.1, 1E-7, 100000000000000000000000]')).toBe(
+      '[1,100,0,0.1,1e-7,1e+23]',
+    )
+  })
+
+  test('strings are escaped as JSON.stringify escapes them', () => {
+    expect(canonicalizeJsonText('"\\u0041\\/\\u00e9\\n"')).toBe('"A/\u00e9\\n"')
+  })
+
+  test('a number JSON cannot write (1e400 is Infinity) has no canonical form', () => {
+    expect(canonicalizeJsonText('{"n": 1e400}')).toBeUndefined()
+  })
+
+  test('nesting deeper than the limit has no canonical form, and does not overflow the stack', () => {
+    const deep = `${'['.repeat(MAX_CANONICAL_JSON_DEPTH + 1)}${']'.repeat(MAX_CANONICAL_JSON_DEPTH + 1)}`
+    expect(canonicalizeJsonText(deep)).toBeUndefined()
+    const ok = `${'['.repeat(MAX_CANONICAL_JSON_DEPTH)}${']'.repeat(MAX_CANONICAL_JSON_DEPTH)}`
+    expect(canonicalizeJsonText(ok)).toBe(ok)
+    const huge = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
+    expect(canonicalizeJsonText(huge)).toBeUndefined()
+  })
+
+  test('a duplicate member keeps its last value, as JSON.parse does', () => {
+    expect(canonicalizeJsonText('{"a":1,"a":2}')).toBe('{"a":2}')
+  })
+
+  test('__proto__ is an ordinary member', () => {
+    expect(canonicalizeJsonText('{"__proto__":{"x":1},"a":0}')).toBe('{"__proto__":{"x":1},"a":0}')
+  })
+
+  test('text that is not JSON gives undefined', () => {
+    for (const text of ['', '{', "{'a':1}", '[1,]', 'NaN', '\ufeff{}']) {
+      expect(canonicalizeJsonText(text)).toBeUndefined()
+    }
+  })
+})
+
+describe('canonicalJson: properties', () => {
+  test('member order and whitespace never change the canonical text', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue() as fc.Arbitrary<JsonValue>,
+        fc.integer({ min: 0, max: 4 }),
+        fc.infiniteStream(fc.double({ min: 0, max: 0.999, noNaN: true })),
+        (value, indent, randoms) => {
+          const random = () => randoms.next().value as number
+          const text = JSON.stringify(shuffled(value, random), null, indent)
+          expect(canonicalizeJsonText(text)).toBe(canonicalJson(value))
+        },
+      ),
+      budget,
+    )
+  })
+
+  test('the canonical text parses back to an equal value and is a fixed point', () => {
+    fc.assert(
+      fc.property(fc.jsonValue() as fc.Arbitrary<JsonValue>, (value) => {
+        const canonical = canonicalJson(value)
+        expect(canonical).toBeDefined()
+        expect(JSON.parse(canonical as string)).toEqual(JSON.parse(JSON.stringify(value)))
+        expect(canonicalizeJsonText(canonical as string)).toBe(canonical)
+      }),
+      budget,
+    )
+  })
+
+  test('values that differ give different canonical texts', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue() as fc.Arbitrary<JsonValue>,
+        fc.jsonValue() as fc.Arbitrary<JsonValue>,
+        (a, b) => {
+          const same =
+            JSON.stringify(JSON.parse(JSON.stringify(a))) ===
+            JSON.stringify(JSON.parse(JSON.stringify(b)))
+          if (canonicalJson(a) === canonicalJson(b)) {
+            // Equal canonical texts only for values equal up to member order.
+            expect(JSON.parse(canonicalJson(a) as string)).toEqual(
+              JSON.parse(canonicalJson(b) as string),
+            )
+          } else {
+            expect(same).toBe(false)
+          }
+        },
+      ),
+      budget,
+    )
+  })
+
+  test('never throws, for any text', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json()), (text) => {
+        const canonical = canonicalizeJsonText(text)
+        if (canonical !== undefined) expect(() => JSON.parse(canonical)).not.toThrow()
+      }),
+      budget,
+    )
+  })
+})

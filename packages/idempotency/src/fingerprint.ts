@@ -1,0 +1,148 @@
+/**
+ * Request fingerprints: what makes two requests with one Idempotency-Key "the same request".
+ *
+ * The draft lets a server combine the key with a fingerprint of the payload
+ * (draft-ietf-httpapi-idempotency-key-header §2.4) and requires the key not be reused with a
+ * different payload (§2.7). A fingerprint here is SHA-256 over, in order and each part framed
+ * by its byte length (version 1):
+ *
+ * 1. the method, uppercased;
+ * 2. the route: a template such as `POST /v1/orders` names the operation, so one key sent to
+ *    two endpoints is two requests;
+ * 3. each chosen header field, sorted by name: its lowercased name and its value, or a mark
+ *    for "absent" (distinct from an empty value);
+ * 4. the body: for a JSON media type (`application/json` or any `+json` type) that parses, its
+ *    {@link canonicalJson} text, so member order and whitespace do not matter; otherwise (not
+ *    JSON, not UTF-8, too deep, a number JSON cannot write) its raw bytes. A mark says which,
+ *    so a raw body never collides with a canonical one.
+ *
+ * @module
+ */
+import { canonicalizeJsonText } from './canonical-json.ts'
+import { frame, sha256, toBase64url, toHex, utf8 } from './internal/encoding.ts'
+
+/**
+ * How a fingerprint is written: lowercase hex (64 characters) or base64url (43 characters).
+ *
+ * @example
+ * ```ts
+ * const fingerprint = await computeFingerprint(input, { encoding: 'hex' satisfies FingerprintEncoding })
+ * ```
+ */
+export type FingerprintEncoding = 'hex' | 'base64url'
+
+/**
+ * The parts of a request that its fingerprint covers.
+ *
+ * @example
+ * ```ts
+ * const input: FingerprintInput = {
+ *   method: 'PATCH',
+ *   route: '/v1/orders/42',
+ *   body: new TextEncoder().encode('{"qty":2}'),
+ *   contentType: 'application/merge-patch+json',
+ *   headers: [['if-match', '"v7"']],
+ * }
+ * ```
+ */
+export interface FingerprintInput {
+  /** The request method; compared case-insensitively. */
+  readonly method: string
+  /** The route: a template (`/v1/orders/:id`) or the request's path and query. */
+  readonly route: string
+  /** The body bytes as received. */
+  readonly body: Uint8Array
+  /** The Content-Type; a JSON media type makes the body canonical JSON. */
+  readonly contentType?: string | null | undefined
+  /** Header fields to cover: name and value, `null` when the request lacks the field. */
+  readonly headers?: readonly (readonly [name: string, value: string | null])[] | undefined
+}
+
+/**
+ * Options of {@link computeFingerprint}.
+ *
+ * @example
+ * ```ts
+ * await computeFingerprint(input, { encoding: 'base64url' })
+ * ```
+ */
+export interface FingerprintOptions {
+  /** Default `base64url`. */
+  readonly encoding?: FingerprintEncoding
+}
+
+const VERSION = 'api-blocks.idempotency.fingerprint.v1'
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/**
+ * Whether a Content-Type names JSON: `application/json` or a structured suffix `+json`
+ * (RFC 6839 §3.1), parameters ignored.
+ *
+ * @example
+ * ```ts
+ * isJsonMediaType('application/merge-patch+json; charset=utf-8') // true
+ * isJsonMediaType('text/plain') // false
+ * ```
+ */
+export function isJsonMediaType(contentType: string | null | undefined): boolean {
+  if (!contentType) return false
+  const essence = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase()
+  return (
+    essence === 'application/json' || /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(essence)
+  )
+}
+
+/**
+ * The canonical form of a body for fingerprinting: `json` with the canonical text when the
+ * media type is JSON and the body has a canonical form, `raw` with the bytes otherwise.
+ *
+ * @example
+ * ```ts
+ * canonicalBody(new TextEncoder().encode('{ "b": 1, "a": 2 }'), 'application/json')
+ * // { kind: 'json', bytes: <the UTF-8 of {"a":2,"b":1}> }
+ * ```
+ */
+export function canonicalBody(
+  body: Uint8Array,
+  contentType: string | null | undefined,
+): { kind: 'json' | 'raw'; bytes: Uint8Array } {
+  if (isJsonMediaType(contentType)) {
+    let text: string | undefined
+    try {
+      text = decoder.decode(body)
+    } catch {
+      text = undefined
+    }
+    const canonical = text === undefined ? undefined : canonicalizeJsonText(text)
+    if (canonical !== undefined) return { kind: 'json', bytes: utf8(canonical) }
+  }
+  return { kind: 'raw', bytes: body }
+}
+
+/**
+ * Computes the SHA-256 fingerprint of a request (Web Crypto, any runtime).
+ *
+ * @example
+ * ```ts
+ * const body = new TextEncoder().encode('{"amount":100,"currency":"EUR"}')
+ * const a = await computeFingerprint({ method: 'POST', route: '/v1/payments', body, contentType: 'application/json' })
+ * const reordered = new TextEncoder().encode('{ "currency": "EUR", "amount": 100 }')
+ * const b = await computeFingerprint({ method: 'POST', route: '/v1/payments', body: reordered, contentType: 'application/json' })
+ * a === b // true
+ * ```
+ */
+export async function computeFingerprint(
+  input: FingerprintInput,
+  options: FingerprintOptions = {},
+): Promise<string> {
+  const headers = [...(input.headers ?? [])]
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const parts: (string | Uint8Array)[] = [VERSION, input.method.toUpperCase(), input.route]
+  parts.push(String(headers.length))
+  for (const [name, value] of headers) parts.push(name, value === null ? '-' : `+${value}`)
+  const body = canonicalBody(input.body, input.contentType)
+  parts.push(body.kind, body.bytes)
+  const digest = await sha256(frame(parts))
+  return options.encoding === 'hex' ? toHex(digest) : toBase64url(digest)
+}

@@ -1,0 +1,74 @@
+/**
+ * Byte helpers shared by the fingerprint, the store key and the stored-response codec: hex and
+ * base64url text (RFC 4648 §5 and §8), and length-prefixed framing so that hashed parts can
+ * never run into each other.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder()
+
+/** The UTF-8 bytes of `text`. */
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text)
+}
+
+/** Lowercase hexadecimal (RFC 4648 §8). */
+export function toHex(bytes: Uint8Array): string {
+  let out = ''
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0')
+  return out
+}
+
+/** base64url without padding (RFC 4648 §5). */
+export function toBase64url(bytes: Uint8Array): string {
+  return toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+/** Standard base64 with padding (RFC 4648 §4). */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = ''
+  // In slices: String.fromCharCode with a huge argument list overflows the stack.
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000))
+  }
+  return btoa(binary)
+}
+
+/** Decodes standard base64 (RFC 4648 §4); throws a `TypeError` on anything else. */
+export function fromBase64(text: string): Uint8Array {
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)) {
+    throw new TypeError('Not canonical base64')
+  }
+  const binary = atob(text)
+  const bytes = new Uint8Array(binary.length)
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index)
+  return bytes
+}
+
+/**
+ * Frames each part as `<byte length>:<bytes>` (a netstring without the trailing comma) and
+ * concatenates them, so `("ab", "c")` and `("a", "bc")` give different inputs to a hash.
+ */
+export function frame(parts: readonly (string | Uint8Array)[]): Uint8Array {
+  const chunks: Uint8Array[] = []
+  let length = 0
+  for (const part of parts) {
+    const bytes = typeof part === 'string' ? utf8(part) : part
+    const prefix = utf8(`${bytes.length}:`)
+    chunks.push(prefix, bytes)
+    length += prefix.length + bytes.length
+  }
+  const out = new Uint8Array(length)
+  let at = 0
+  for (const chunk of chunks) {
+    out.set(chunk, at)
+    at += chunk.length
+  }
+  return out
+}
+
+/** SHA-256 of `bytes` (FIPS 180-4) through Web Crypto. */
+export async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>))
+}

@@ -1,0 +1,62 @@
+/**
+ * Reads a request body into memory with a size limit, for fingerprinting; the same bytes are
+ * then handed on to the handler in a new Request.
+ *
+ * @module
+ */
+import { IdempotencyError } from '../error.ts'
+
+/**
+ * The body of `request`, at most `maxBytes` long; `null` when the request has none.
+ *
+ * @throws {IdempotencyError} `body_too_large` (413) when Content-Length or the bytes read go
+ *   over `maxBytes` (reading stops there); `body_unreadable` (400) when the stream fails, as
+ *   when the client hangs up mid-body.
+ */
+export async function readBodyBounded(
+  request: Request,
+  maxBytes: number,
+): Promise<Uint8Array | null> {
+  const tooLarge = () =>
+    new IdempotencyError('body_too_large', `The request body is larger than ${maxBytes} bytes.`, {
+      maxBytes,
+    })
+  if (request.body === null) return null
+  // RFC 9110 §8.6: refuse before reading when the announced length is over the limit.
+  const declared = request.headers.get('content-length')
+  if (declared !== null && /^[0-9]+$/.test(declared) && Number(declared) > maxBytes) {
+    throw tooLarge()
+  }
+  let reader: ReadableStreamDefaultReader<Uint8Array>
+  try {
+    reader = request.body.getReader()
+  } catch (cause) {
+    throw new IdempotencyError('body_unreadable', 'The request body was already read.', { cause })
+  }
+  const chunks: Uint8Array[] = []
+  let length = 0
+  for (;;) {
+    let result: ReadableStreamReadResult<Uint8Array>
+    try {
+      result = await reader.read()
+    } catch (cause) {
+      throw new IdempotencyError('body_unreadable', 'The request body could not be read.', {
+        cause,
+      })
+    }
+    if (result.done) break
+    length += result.value.byteLength
+    if (length > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      throw tooLarge()
+    }
+    chunks.push(result.value)
+  }
+  const body = new Uint8Array(length)
+  let at = 0
+  for (const chunk of chunks) {
+    body.set(chunk, at)
+    at += chunk.length
+  }
+  return body
+}

@@ -1,0 +1,778 @@
+import { describe, expect, test } from 'vitest'
+import { idempotencyContext } from './context.ts'
+import { IdempotencyError } from './error.ts'
+import { MemoryIdempotencyStore } from './memory-store.ts'
+import { idempotency } from './middleware.ts'
+import type { IdempotencyEvent, IdempotencyOptions } from './options.ts'
+import type { IdempotencyStore } from './store.ts'
+
+const T0 = 1_700_000_000_000
+
+/** A memory store that counts calls and can be told to fail. */
+class SpyStore implements IdempotencyStore {
+  readonly inner = new MemoryIdempotencyStore()
+  readonly calls: string[] = []
+  failing = new Set<string>()
+
+  #run<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    this.calls.push(operation)
+    if (this.failing.has(operation)) return Promise.reject(new Error(`${operation}: ECONNREFUSED`))
+    return run()
+  }
+  claim: IdempotencyStore['claim'] = (...args) =>
+    this.#run('claim', () => this.inner.claim(...args))
+  complete: IdempotencyStore['complete'] = (...args) =>
+    this.#run('complete', () => this.inner.complete(...args))
+  release: IdempotencyStore['release'] = (...args) =>
+    this.#run('release', () => this.inner.release(...args))
+  checkpoint: IdempotencyStore['checkpoint'] = (...args) =>
+    this.#run('checkpoint', () => this.inner.checkpoint(...args))
+}
+
+function setup(options: Partial<IdempotencyOptions> = {}) {
+  const store = new SpyStore()
+  const clock = { now: T0 }
+  const events: IdempotencyEvent[] = []
+  const middleware = idempotency({
+    store,
+    scope: 'tenant-1',
+    clock: () => clock.now,
+    onEvent: (event) => events.push(event),
+    ...options,
+  })
+  let runs = 0
+  const received: Request[] = []
+  const handler = async (request: Request) => {
+    runs++
+    received.push(request)
+    const order = (await request.json()) as Record<string, unknown>
+    return Response.json(
+      { id: `ord_${runs}`, ...order },
+      {
+        status: 201,
+        headers: {
+          location: `/v1/orders/ord_${runs}`,
+          'set-cookie': 'session=secret',
+          date: 'Tue, 01 Apr 2025 10:00:00 GMT',
+        },
+      },
+    )
+  }
+  return { store, clock, events, middleware, handler, received, runs: () => runs }
+}
+
+function post(
+  key: string | null,
+  body: string = '{"item":"book","qty":1}',
+  init: RequestInit = {},
+) {
+  const headers = new Headers(init.headers)
+  headers.set('content-type', 'application/json')
+  if (key !== null) headers.set('idempotency-key', key)
+  return new Request('https://api.example/v1/orders', { method: 'POST', body, ...init, headers })
+}
+
+interface WireProblem {
+  type: string
+  status: number
+  [member: string]: unknown
+}
+
+async function problemOf(response: Response): Promise<WireProblem> {
+  expect(response.headers.get('content-type')).toBe('application/problem+json')
+  return (await response.json()) as WireProblem
+}
+
+describe('requests the middleware does not cover run unchanged', () => {
+  test('a method not listed (GET) passes the very same request on, even with a key', async () => {
+    const { middleware, store } = setup()
+    const request = new Request('https://api.example/v1/orders', {
+      headers: { 'idempotency-key': 'k' },
+    })
+    let seen: Request | undefined
+    await middleware(request, async (forwarded) => {
+      seen = forwarded
+      return new Response('ok')
+    })
+    expect(seen).toBe(request)
+    expect(store.calls).toEqual([])
+  })
+
+  test('a POST without a key runs as is when the key is optional', async () => {
+    const { middleware, handler, store, received } = setup()
+    const request = post(null)
+    expect((await middleware(request, handler)).status).toBe(201)
+    expect(received[0]).toBe(request)
+    expect(idempotencyContext(request)).toBeUndefined()
+    expect(store.calls).toEqual([])
+  })
+
+  test('PATCH is covered when listed', async () => {
+    const { middleware, store } = setup({ methods: ['post', 'PATCH'] })
+    const patch = new Request('https://api.example/v1/orders/1', {
+      method: 'PATCH',
+      headers: { 'idempotency-key': 'p1' },
+      body: '{}',
+    })
+    // The record is complete by the time the client has read the whole body.
+    await (await middleware(patch, async () => new Response('patched'))).text()
+    expect(store.calls).toEqual(['claim', 'complete'])
+  })
+})
+
+describe('bad input is refused with a problem, before any claim', () => {
+  test('draft §2.7: a missing key where required → 400 idempotency-key-missing', async () => {
+    const { middleware, handler, store, runs } = setup({ required: true })
+    const response = await middleware(post(null), handler)
+    expect(response.status).toBe(400)
+    expect((await problemOf(response)).type).toMatch(/idempotency-key-missing$/)
+    expect(runs()).toBe(0)
+    expect(store.calls).toEqual([])
+  })
+
+  test('`required` can depend on the request', async () => {
+    const { middleware, handler } = setup({
+      required: (request) => new URL(request.url).pathname.startsWith('/v1/payments'),
+    })
+    expect((await middleware(post(null), handler)).status).toBe(201)
+  })
+
+  test.each([
+    ['a 10 KB key', 'k'.repeat(10 * 1024)],
+    ['an empty key', ''],
+    ['an empty quoted key', '""'],
+    ['a key with a control character', 'abc\u0001def'],
+    ['a key with DEL', 'abc\u007f'],
+    ['a key of 256 characters', 'k'.repeat(256)],
+    ['two keys', '"a", "b"'],
+  ])('%s → 400 idempotency-key-invalid, nothing run or claimed', async (_, key) => {
+    const { middleware, handler, store, runs, events } = setup()
+    const response = await middleware(post(key), handler)
+    expect(response.status).toBe(400)
+    const problem = await problemOf(response)
+    expect(problem.type).toMatch(/idempotency-key-invalid$/)
+    expect(problem.status).toBe(400)
+    expect(runs()).toBe(0)
+    expect(store.calls).toEqual([])
+    expect(events).toEqual([{ type: 'rejected', reason: 'key_invalid' }])
+  })
+
+  test('a body over maxBodyBytes → 413 payload-too-large with max_bytes', async () => {
+    const { middleware, handler, store } = setup({ maxBodyBytes: 16 })
+    const response = await middleware(post('k', '{"item":"a very long item name"}'), handler)
+    expect(response.status).toBe(413)
+    expect(await problemOf(response)).toMatchObject({ max_bytes: 16 })
+    expect(store.calls).toEqual([])
+  })
+
+  test('a client that hangs up mid-body → 400, and the claim is never taken', async () => {
+    const { middleware, handler, store, runs } = setup()
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"item":'))
+        controller.error(new Error('ECONNRESET'))
+      },
+    })
+    const response = await middleware(
+      post('k', '', { body, duplex: 'half' } as RequestInit),
+      handler,
+    )
+    expect(response.status).toBe(400)
+    expect((await problemOf(response)).type).toMatch(/bad-request$/)
+    expect(runs()).toBe(0)
+    expect(store.calls).toEqual([])
+  })
+})
+
+describe('first execution and replays', () => {
+  test('the handler gets the same body bytes and headers after they were read for the fingerprint', async () => {
+    const { middleware, handler, received } = setup()
+    const body = '{ "qty": 1,\n  "item": "book" }'
+    const response = await middleware(
+      post('"k1"', body, { headers: { 'x-custom': 'yes' } }),
+      handler,
+    )
+    expect(response.status).toBe(201)
+    expect(received[0]?.headers.get('x-custom')).toBe('yes')
+    expect(received[0]?.method).toBe('POST')
+    expect(await response.json()).toEqual({ id: 'ord_1', item: 'book', qty: 1 })
+  })
+
+  test('a streamed request body is read once and reaches the handler whole', async () => {
+    const { middleware, handler } = setup()
+    const parts = ['{"item":', '"lamp",', '"qty":3}']
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const part = parts.shift()
+        if (part === undefined) controller.close()
+        else controller.enqueue(new TextEncoder().encode(part))
+      },
+    })
+    const response = await middleware(
+      post('k1', '', { body, duplex: 'half' } as RequestInit),
+      handler,
+    )
+    expect(await response.json()).toEqual({ id: 'ord_1', item: 'lamp', qty: 3 })
+  })
+
+  test('draft §2.6: a retry gets the stored status, headers and body byte for byte, marked replayed', async () => {
+    const { middleware, handler, runs } = setup()
+    const first = await middleware(post('k1'), handler)
+    const firstBody = new Uint8Array(await first.arrayBuffer())
+    const replay = await middleware(post('k1'), handler)
+    expect(runs()).toBe(1)
+    expect(replay.status).toBe(201)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    expect(first.headers.has('idempotent-replayed')).toBe(false)
+    expect(replay.headers.get('location')).toBe('/v1/orders/ord_1')
+    expect(replay.headers.get('content-type')).toBe(first.headers.get('content-type'))
+    expect(new Uint8Array(await replay.arrayBuffer())).toEqual(firstBody)
+  })
+
+  test('Set-Cookie and Date reach the first client but are never replayed', async () => {
+    const { middleware, handler } = setup()
+    const first = await middleware(post('k1'), handler)
+    expect(first.headers.get('set-cookie')).toBe('session=secret')
+    await first.text()
+    const replay = await middleware(post('k1'), handler)
+    expect(replay.headers.has('set-cookie')).toBe(false)
+    expect(replay.headers.has('date')).toBe(false)
+  })
+
+  test('the quoted (draft) and bare (Stripe) forms of one key are one key', async () => {
+    const { middleware, handler, runs } = setup()
+    await (await middleware(post('"abc-123"'), handler)).text()
+    const replay = await middleware(post('abc-123'), handler)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    expect(runs()).toBe(1)
+  })
+
+  test('a retry whose body differs only in member order and whitespace is replayed', async () => {
+    const { middleware, handler, runs } = setup()
+    await (await middleware(post('k1', '{"item":"book","qty":1}'), handler)).text()
+    const replay = await middleware(post('k1', '{\n  "qty" : 1 ,\n  "item" : "book"\n}'), handler)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    expect(runs()).toBe(1)
+  })
+
+  test('SPEC.md §4.3 rule 6: the same key with one byte of the body changed → 409 idempotency-key-reused', async () => {
+    const { middleware, handler, runs, events } = setup()
+    await (await middleware(post('k1', '{"item":"book","qty":1}'), handler)).text()
+    const response = await middleware(post('k1', '{"item":"book","qty":2}'), handler)
+    expect(response.status).toBe(409)
+    const problem = await problemOf(response)
+    expect(problem.type).toMatch(/idempotency-key-reused$/)
+    expect(problem.status).toBe(409)
+    expect(runs()).toBe(1)
+    expect(events.map((event) => event.type)).toContain('mismatch')
+  })
+
+  test('draft §2.7: the ietf profile answers a reused key with 422', async () => {
+    const { middleware, handler } = setup({ profile: 'ietf' })
+    await (await middleware(post('k1', '{"qty":1}'), handler)).text()
+    const response = await middleware(post('k1', '{"qty":2}'), handler)
+    expect(response.status).toBe(422)
+    expect((await problemOf(response)).status).toBe(422)
+  })
+
+  test('the same key on another route is another request (409), not a replay', async () => {
+    const { middleware, handler } = setup()
+    await (await middleware(post('k1'), handler)).text()
+    const other = new Request('https://api.example/v1/refunds', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' },
+      body: '{"item":"book","qty":1}',
+    })
+    expect((await middleware(other, handler)).status).toBe(409)
+  })
+
+  test('a route template makes formatting differences one route', async () => {
+    const { middleware, handler, runs } = setup({
+      route: (request) => new URL(request.url).pathname.replace(/\/+$/, '').toLowerCase(),
+    })
+    await (await middleware(post('k1'), handler)).text()
+    const trailing = new Request('https://api.example/V1/Orders/', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k1' },
+      body: '{"item":"book","qty":1}',
+    })
+    expect((await middleware(trailing, handler)).headers.get('idempotent-replayed')).toBe('true')
+    expect(runs()).toBe(1)
+  })
+
+  test('a response with no body (204) is stored and replayed without one', async () => {
+    const { middleware } = setup()
+    await middleware(
+      post('k1'),
+      async () => new Response(null, { status: 204, headers: { etag: '"v2"' } }),
+    )
+    const replay = await middleware(post('k1'), async () => new Response('never'))
+    expect(replay.status).toBe(204)
+    expect(replay.headers.get('etag')).toBe('"v2"')
+    expect(replay.body).toBeNull()
+  })
+
+  test('a streamed response reaches the client as it comes and is replayed exactly', async () => {
+    const { middleware } = setup()
+    const parts = ['{"events":[', '1,', '2,', '3', ']}']
+    const first = await middleware(post('k1'), async () => {
+      const encoder = new TextEncoder()
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const part = parts.shift()
+          if (part === undefined) controller.close()
+          else controller.enqueue(encoder.encode(part))
+        },
+      })
+      return new Response(stream, { headers: { 'content-type': 'application/json' } })
+    })
+    expect(await first.text()).toBe('{"events":[1,2,3]}')
+    const replay = await middleware(post('k1'), async () => new Response('never'))
+    expect(await replay.text()).toBe('{"events":[1,2,3]}')
+  })
+
+  test('different keys are independent', async () => {
+    const { middleware, handler, runs } = setup()
+    await (await middleware(post('k1'), handler)).text()
+    await (await middleware(post('k2'), handler)).text()
+    expect(runs()).toBe(2)
+  })
+})
+
+describe('scopes', () => {
+  test('draft §4: one key from two principals executes twice; neither sees the other’s response', async () => {
+    const { middleware, handler, runs } = setup({
+      scope: async (request) => request.headers.get('x-client-id') ?? 'anonymous',
+    })
+    const as = (client: string, body: string) =>
+      post('shared-key', body, { headers: { 'x-client-id': client } })
+    const alice = await (await middleware(as('alice', '{"item":"a"}'), handler)).json()
+    const bob = await middleware(as('bob', '{"item":"a"}'), handler)
+    expect(bob.headers.has('idempotent-replayed')).toBe(false)
+    expect(await bob.json()).not.toEqual(alice)
+    expect(runs()).toBe(2)
+  })
+
+  test('a scope function that throws (say, 401) makes the middleware throw it; nothing is claimed', async () => {
+    const { middleware, handler, store } = setup({
+      scope: () => {
+        throw new Error('unauthenticated')
+      },
+    })
+    await expect(middleware(post('k1'), handler)).rejects.toThrow('unauthenticated')
+    expect(store.calls).toEqual([])
+  })
+})
+
+describe('a duplicate in flight', () => {
+  function gated() {
+    let open: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    let entered: () => void = () => {}
+    const started = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    let runs = 0
+    const handler = async () => {
+      runs++
+      entered()
+      await gate
+      return new Response(`result ${runs}`, { status: 201 })
+    }
+    return { handler, open, started, runs: () => runs }
+  }
+
+  test('draft §2.7: → 409 idempotency-key-in-flight with Retry-After and retry_after', async () => {
+    const { middleware, events } = setup({ leaseMs: 60_000 })
+    const first = gated()
+    const pending = middleware(post('k1'), first.handler)
+    await first.started
+    const response = await middleware(post('k1'), first.handler)
+    expect(response.status).toBe(409)
+    expect(response.headers.get('retry-after')).toBe('1')
+    expect(await problemOf(response)).toMatchObject({ retry_after: 1, status: 409 })
+    expect(events.some((event) => event.type === 'in-flight')).toBe(true)
+    first.open()
+    expect(await (await pending).text()).toBe('result 1')
+    expect(first.runs()).toBe(1)
+  })
+
+  test('Retry-After is at most retryAfterSeconds and at most the lease left, at least 1', async () => {
+    const { middleware, clock } = setup({ leaseMs: 10_000, retryAfterSeconds: 5 })
+    const first = gated()
+    const pending = middleware(post('k1'), first.handler)
+    await first.started
+    expect((await middleware(post('k1'), first.handler)).headers.get('retry-after')).toBe('5')
+    clock.now = T0 + 7_500
+    expect((await middleware(post('k1'), first.handler)).headers.get('retry-after')).toBe('3')
+    clock.now = T0 + 9_999
+    expect((await middleware(post('k1'), first.handler)).headers.get('retry-after')).toBe('1')
+    first.open()
+    await (await pending).text()
+  })
+
+  test('waitForInFlight: a duplicate waits for the first, then gets its response replayed', async () => {
+    let release: () => void = () => {}
+    const sleeping: number[] = []
+    const { middleware, clock } = setup({
+      waitForInFlight: { timeoutMs: 1_000, pollMs: 100 },
+      sleep: async (ms) => {
+        sleeping.push(ms)
+        clock.now += ms
+        if (sleeping.length === 3) release()
+      },
+    })
+    const first = gated()
+    release = first.open
+    const pending = middleware(post('k1'), first.handler)
+    await first.started
+    const waiter = middleware(post('k1'), first.handler)
+    const firstResponse = await pending
+    expect(await firstResponse.text()).toBe('result 1')
+    const replay = await waiter
+    expect(replay.status).toBe(201)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    expect(await replay.text()).toBe('result 1')
+    expect(first.runs()).toBe(1)
+    expect(sleeping.every((ms) => ms === 100)).toBe(true)
+  })
+
+  test('waitForInFlight: past timeoutMs the duplicate gets the 409', async () => {
+    const { middleware, clock, events } = setup({
+      waitForInFlight: { timeoutMs: 1_000, pollMs: 100 },
+      sleep: async (ms) => {
+        clock.now += ms
+      },
+    })
+    const first = gated()
+    const pending = middleware(post('k1'), first.handler)
+    await first.started
+    const response = await middleware(post('k1'), first.handler)
+    expect(response.status).toBe(409)
+    expect(clock.now - T0).toBe(1_000)
+    expect(events.find((event) => event.type === 'in-flight')).toMatchObject({ waitedMs: 1_000 })
+    first.open()
+    await (await pending).text()
+  })
+
+  test('waitForInFlight: when the first fails and releases the key, the waiter executes', async () => {
+    let fail: () => void = () => {}
+    const { middleware, clock } = setup({
+      waitForInFlight: { timeoutMs: 1_000, pollMs: 100 },
+      sleep: async (ms) => {
+        clock.now += ms
+        fail()
+      },
+    })
+    let entered: () => void = () => {}
+    const started = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    const failing = middleware(post('k1'), async () => {
+      entered()
+      await new Promise<void>((resolve) => {
+        fail = resolve
+      })
+      return new Response('upstream down', { status: 503 })
+    })
+    await started
+    const waiter = await middleware(
+      post('k1'),
+      async () => new Response('second try', { status: 201 }),
+    )
+    expect((await failing).status).toBe(503)
+    expect(waiter.status).toBe(201)
+    expect(await waiter.text()).toBe('second try')
+  })
+})
+
+describe('storage policy', () => {
+  test.each([500, 502, 503, 409, 429, 401, 403, 412])(
+    'a %i is not stored: the claim is released and a retry executes',
+    async (status) => {
+      const { middleware, events } = setup()
+      let runs = 0
+      const handler = async () => new Response(`attempt ${++runs}`, { status })
+      expect(await (await middleware(post('k1'), handler)).text()).toBe('attempt 1')
+      expect(await (await middleware(post('k1'), handler)).text()).toBe('attempt 2')
+      expect(events).toContainEqual({
+        type: 'released',
+        storeKey: expect.any(String),
+        reason: 'status',
+      })
+    },
+  )
+
+  test.each([200, 201, 202, 204, 400, 404, 410, 422])(
+    'a %i is stored and replayed',
+    async (status) => {
+      const { middleware } = setup()
+      let runs = 0
+      const handler = async () =>
+        new Response(status === 204 ? null : `attempt ${++runs}`, { status })
+      await (await middleware(post('k1'), handler)).text()
+      const replay = await middleware(post('k1'), handler)
+      expect(replay.status).toBe(status)
+      expect(replay.headers.get('idempotent-replayed')).toBe('true')
+      if (status !== 204) expect(await replay.text()).toBe('attempt 1')
+    },
+  )
+
+  test('storeStatus configures the policy (here: store a 500 too)', async () => {
+    const { middleware } = setup({ storeStatus: () => true })
+    let runs = 0
+    const handler = async () => new Response(`attempt ${++runs}`, { status: 500 })
+    await (await middleware(post('k1'), handler)).text()
+    expect(await (await middleware(post('k1'), handler)).text()).toBe('attempt 1')
+  })
+
+  test('a handler that throws: the claim is released, the error propagates, a retry executes', async () => {
+    const { middleware, handler, runs, events } = setup()
+    const boom = new Error('database down')
+    await expect(
+      middleware(post('k1'), async () => {
+        throw boom
+      }),
+    ).rejects.toBe(boom)
+    expect(events).toContainEqual({
+      type: 'released',
+      storeKey: expect.any(String),
+      reason: 'thrown',
+    })
+    expect((await middleware(post('k1'), handler)).status).toBe(201)
+    expect(runs()).toBe(1)
+  })
+
+  test('a body over maxStoredBytes reaches the client whole, is not stored, and a retry executes', async () => {
+    const { middleware, events } = setup({ maxStoredBytes: 1024 })
+    let runs = 0
+    const big = () => new Response('x'.repeat(5000) + String(++runs))
+    const first = await middleware(post('k1'), async () => big())
+    expect((await first.text()).length).toBe(5001)
+    expect(events).toContainEqual({
+      type: 'released',
+      storeKey: expect.any(String),
+      reason: 'too-large',
+    })
+    const second = await middleware(post('k1'), async () => big())
+    expect(second.headers.has('idempotent-replayed')).toBe(false)
+    expect((await second.text()).endsWith('2')).toBe(true)
+  })
+
+  test('a body stream that fails: the client sees the error, the claim is released', async () => {
+    const { middleware, handler, events } = setup()
+    const broken = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array([1]))
+        controller.error(new Error('upstream reset'))
+      },
+    })
+    const response = await middleware(post('k1'), async () => new Response(broken))
+    await expect(response.text()).rejects.toThrow()
+    expect(events).toContainEqual({
+      type: 'released',
+      storeKey: expect.any(String),
+      reason: 'body-error',
+    })
+    expect((await middleware(post('k1'), handler)).status).toBe(201)
+  })
+
+  test('omitHeaders keeps more fields out of the store', async () => {
+    const { middleware } = setup({ omitHeaders: ['X-Trace-Id'] })
+    await (
+      await middleware(
+        post('k1'),
+        async () => new Response('ok', { headers: { 'x-trace-id': 't1', 'x-keep': 'k' } }),
+      )
+    ).text()
+    const replay = await middleware(post('k1'), async () => new Response('never'))
+    expect(replay.headers.has('x-trace-id')).toBe(false)
+    expect(replay.headers.get('x-keep')).toBe('k')
+  })
+})
+
+describe('a store that fails', () => {
+  test('claim fails → 503 service-unavailable, the handler never runs (fail closed)', async () => {
+    const { middleware, handler, store, runs, events } = setup()
+    store.failing.add('claim')
+    const response = await middleware(post('k1'), handler)
+    expect(response.status).toBe(503)
+    const problem = await problemOf(response)
+    expect(problem.type).toMatch(/service-unavailable$/)
+    expect(JSON.stringify(problem)).not.toContain('ECONNREFUSED')
+    expect(runs()).toBe(0)
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'store-error', operation: 'claim' }),
+    )
+    // Nothing was half-written: once the store is back, the request executes normally.
+    store.failing.clear()
+    expect((await middleware(post('k1'), handler)).status).toBe(201)
+    expect(runs()).toBe(1)
+  })
+
+  test('a store down while waiting for a duplicate → 503', async () => {
+    const { middleware, store, clock } = setup({
+      waitForInFlight: { timeoutMs: 1_000, pollMs: 100 },
+      sleep: async (ms) => {
+        clock.now += ms
+        store.failing.add('claim')
+      },
+    })
+    let entered: () => void = () => {}
+    const started = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    void middleware(post('k1'), async () => {
+      entered()
+      return new Promise<Response>(() => {})
+    })
+    await started
+    expect((await middleware(post('k1'), async () => new Response('x'))).status).toBe(503)
+  })
+
+  test('complete fails → the client still gets its response; the event says so', async () => {
+    const { middleware, handler, store, events } = setup()
+    store.failing.add('complete')
+    const response = await middleware(post('k1'), handler)
+    expect(response.status).toBe(201)
+    expect(await response.json()).toMatchObject({ id: 'ord_1' })
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'store-error', operation: 'complete' }),
+    )
+  })
+
+  test('release fails after a throw → the handler’s error still propagates', async () => {
+    const { middleware, store } = setup()
+    store.failing.add('release')
+    await expect(
+      middleware(post('k1'), async () => {
+        throw new Error('handler failed')
+      }),
+    ).rejects.toThrow('handler failed')
+  })
+})
+
+describe('recovery points (a side effect survives a crash)', () => {
+  test('a retry after a failure past a checkpoint resumes there; the side effect runs once', async () => {
+    const { middleware, events } = setup()
+    const charges: string[] = []
+    let failReceipt = true
+    const handler = async (request: Request) => {
+      const context = idempotencyContext(request)
+      expect(context?.key).toBe('pay-1')
+      if (context?.recoveryPoint !== 'charged') {
+        charges.push('charge')
+        await context?.checkpoint('charged')
+      }
+      if (failReceipt) {
+        failReceipt = false
+        throw new Error('mail server down')
+      }
+      return Response.json({ charged: charges.length }, { status: 201 })
+    }
+    await expect(middleware(post('pay-1'), handler)).rejects.toThrow('mail server down')
+    const retry = await middleware(post('pay-1'), handler)
+    expect(retry.status).toBe(201)
+    expect(await retry.json()).toEqual({ charged: 1 })
+    expect(charges).toEqual(['charge'])
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'executed', recoveryPoint: 'charged' }),
+    )
+  })
+
+  test('after a checkpoint the key stays bound to its request: another body → 409', async () => {
+    const { middleware } = setup()
+    await expect(
+      middleware(post('pay-1', '{"amount":1}'), async (request) => {
+        await idempotencyContext(request)?.checkpoint('charged')
+        throw new Error('crash')
+      }),
+    ).rejects.toThrow('crash')
+    expect(
+      (await middleware(post('pay-1', '{"amount":2}'), async () => new Response('x'))).status,
+    ).toBe(409)
+  })
+
+  test('a checkpoint after the lease was taken over fails with lease_lost (409)', async () => {
+    const { middleware, clock } = setup({ leaseMs: 1_000 })
+    let entered: () => void = () => {}
+    const started = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    let resume: () => void = () => {}
+    const slow = middleware(post('k1'), async (request) => {
+      entered()
+      await new Promise<void>((resolve) => {
+        resume = resolve
+      })
+      await idempotencyContext(request)?.checkpoint('late')
+      return new Response('slow')
+    })
+    await started
+    clock.now = T0 + 1_000
+    await (await middleware(post('k1'), async () => new Response('fast', { status: 201 }))).text()
+    resume()
+    const error = await slow.catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(IdempotencyError)
+    expect((error as IdempotencyError).reason).toBe('lease_lost')
+    expect((error as IdempotencyError).status).toBe(409)
+  })
+
+  test('a checkpoint with the store down fails with store_unavailable (503)', async () => {
+    const { middleware, store } = setup()
+    store.failing.add('checkpoint')
+    const error = await middleware(post('k1'), async (request) => {
+      await idempotencyContext(request)?.checkpoint('x')
+      return new Response('never')
+    }).catch((caught: unknown) => caught)
+    expect((error as IdempotencyError).reason).toBe('store_unavailable')
+  })
+})
+
+describe('events and options', () => {
+  test('the events of an execution, then a replay', async () => {
+    const { middleware, handler, events } = setup()
+    await (await middleware(post('k1'), handler)).text()
+    await middleware(post('k1'), handler)
+    expect(events.map((event) => event.type)).toEqual(['executed', 'stored', 'replayed'])
+    const stored = events[1] as Extract<IdempotencyEvent, { type: 'stored' }>
+    expect(stored).toMatchObject({ status: 201, storeKey: expect.stringMatching(/^[\w-]{43}$/) })
+  })
+
+  test('an observer that throws does not change the answer', async () => {
+    const { middleware, handler } = setup({
+      onEvent: () => {
+        throw new Error('observer bug')
+      },
+    })
+    expect((await middleware(post('k1'), handler)).status).toBe(201)
+  })
+
+  test('problemBase resolves problem types', async () => {
+    const { middleware, handler } = setup({ problemBase: 'https://api.example/problems/' })
+    const problem = await problemOf(await middleware(post(''), handler))
+    expect(problem.type).toBe('https://api.example/problems/idempotency-key-invalid')
+  })
+
+  test.each([
+    ['leaseMs', { leaseMs: 0 }],
+    ['retentionMs', { retentionMs: -1 }],
+    ['maxBodyBytes', { maxBodyBytes: 1.5 }],
+    ['maxStoredBytes', { maxStoredBytes: Number.NaN }],
+    ['retryAfterSeconds', { retryAfterSeconds: 0 }],
+    ['waitForInFlight.pollMs', { waitForInFlight: { timeoutMs: 10, pollMs: 0 } }],
+  ])('a bad %s is a RangeError at setup', (_, options) => {
+    expect(() =>
+      idempotency({ store: new MemoryIdempotencyStore(), scope: 's', ...options }),
+    ).toThrow(RangeError)
+  })
+
+  test('store and scope are required', () => {
+    expect(() => idempotency({ scope: 's' } as IdempotencyOptions)).toThrow(TypeError)
+    expect(() =>
+      idempotency({ store: new MemoryIdempotencyStore() } as unknown as IdempotencyOptions),
+    ).toThrow(TypeError)
+  })
+})

@@ -1,0 +1,299 @@
+/**
+ * The Fetch middleware: Idempotency-Key semantics in front of any handler
+ * `(request) => Promise<Response>`, over an {@link IdempotencyStore}.
+ *
+ * For a covered method with a key: validate the key, read the body (bounded), fingerprint the
+ * request, claim the scoped key atomically, then answer one of
+ * - the stored response, replayed (same key, same request, completed);
+ * - 409, or 422 in the `ietf` profile (same key, another request);
+ * - 409 with Retry-After (the first is still running; or wait for it, as configured);
+ * - the handler's response, stored for replays when the storage policy says so.
+ *
+ * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/
+ * @module
+ */
+import { toProblemResponse } from '@api-blocks/problem-details'
+import type { IdempotencyContext } from './context.ts'
+import { bindIdempotencyContext } from './context.ts'
+import { IdempotencyError } from './error.ts'
+import { computeFingerprint } from './fingerprint.ts'
+import { captureBody } from './internal/capture.ts'
+import { readBodyBounded } from './internal/read-body.ts'
+import { parseIdempotencyKey } from './key.ts'
+import type { IdempotencyEvent, IdempotencyOptions, ResolvedOptions } from './options.ts'
+import { resolveOptions } from './options.ts'
+import { replayResponse, storableHeaders } from './replay.ts'
+import type { IdempotencyClaimResult, StoredResponse } from './store.ts'
+import { deriveStoreKey } from './store-key.ts'
+
+/**
+ * A Fetch middleware: `next` runs the rest of the chain.
+ *
+ * @example
+ * ```ts
+ * const middleware: IdempotencyMiddleware = idempotency({ store, scope: 'tenant-1' })
+ * const response = await middleware(request, (forwarded) => handler(forwarded))
+ * ```
+ */
+export type IdempotencyMiddleware = (
+  request: Request,
+  next: (request: Request) => Promise<Response>,
+) => Promise<Response>
+
+interface Prepared {
+  key: string
+  storeKey: string
+  fingerprint: string
+  body: Uint8Array | null
+}
+
+/**
+ * Makes the idempotency middleware. Place it after authentication (the scope needs the
+ * principal) and before precondition evaluation and the handler (a replay must not be
+ * re-evaluated: see docs/idempotency.md, "Conditional requests").
+ *
+ * Failure modes, all answered as `application/problem+json`:
+ * - missing key where `required` → 400 `idempotency-key-missing`; bad key → 400
+ *   `idempotency-key-invalid`; body over `maxBodyBytes` → 413; body stream broken (the client
+ *   hung up) → 400. No claim is taken in any of these.
+ * - the store throws on `claim` → 503 `service-unavailable`, the handler does not run (fail
+ *   closed: running it unprotected could repeat a side effect).
+ * - the handler throws → the claim is released and the error is rethrown for the adapter to
+ *   answer as a problem; a retry executes.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryIdempotencyStore()
+ * const withIdempotency = idempotency({ store, scope: (request) => request.headers.get('x-client-id') ?? 'anonymous' })
+ * const handler = (request: Request) => withIdempotency(request, createOrder)
+ * ```
+ */
+export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware {
+  const config = resolveOptions(options)
+  const { store, clock, emit } = config
+
+  const refuse = (error: IdempotencyError, request: Request): Response =>
+    toProblemResponse(error.toProblem(), {
+      request,
+      headers: error.headers,
+      ...(config.problemBase === undefined ? {} : { base: config.problemBase }),
+    })
+
+  return async (request, next) => {
+    if (!config.methods.has(request.method.toUpperCase())) return next(request)
+    const field = request.headers.get('idempotency-key')
+    if (field === null && !config.required(request)) return next(request)
+
+    let prepared: Prepared
+    try {
+      prepared = await prepare(config, request, field)
+    } catch (error) {
+      if (!(error instanceof IdempotencyError)) throw error
+      emit({ type: 'rejected', reason: error.reason })
+      return refuse(error, request)
+    }
+    const { storeKey, fingerprint } = prepared
+    const owner = config.generateOwner()
+    const started = clock()
+
+    const claim = async (): Promise<IdempotencyClaimResult> => {
+      try {
+        return await store.claim(storeKey, {
+          fingerprint,
+          owner,
+          leaseMs: config.leaseMs,
+          now: clock(),
+        })
+      } catch (error) {
+        emit({ type: 'store-error', storeKey, operation: 'claim', error })
+        throw new IdempotencyError(
+          'store_unavailable',
+          'The idempotency store is unavailable; the request was not processed. Retry later.',
+          { cause: error },
+        )
+      }
+    }
+
+    let result: IdempotencyClaimResult
+    try {
+      result = await claim()
+      // Optionally wait for the first execution instead of answering 409 at once.
+      const wait = config.waitForInFlight
+      while (
+        result.state === 'in-flight' &&
+        wait !== undefined &&
+        clock() + wait.pollMs <= started + wait.timeoutMs &&
+        !request.signal.aborted
+      ) {
+        await config.sleep(wait.pollMs)
+        result = await claim()
+      }
+    } catch (error) {
+      if (!(error instanceof IdempotencyError)) throw error
+      return refuse(error, request)
+    }
+
+    switch (result.state) {
+      case 'completed':
+        // Draft §2.6: a duplicate of a completed request gets its result.
+        emit({ type: 'replayed', storeKey, status: result.response.status })
+        return replayResponse(result.response)
+      case 'mismatch':
+        // Draft §2.2: a key MUST NOT be reused with another payload; §2.7 answers 422,
+        // SPEC.md §4.3 rule 6 answers 409.
+        emit({ type: 'mismatch', storeKey })
+        return refuse(
+          new IdempotencyError(
+            'key_reused',
+            'This Idempotency-Key was already used with a different request (method, route or body).',
+            config.mismatchStatus === undefined ? {} : { status: config.mismatchStatus },
+          ),
+          request,
+        )
+      case 'in-flight': {
+        // Draft §2.6: a concurrent duplicate MUST get a conflict error; §2.7: 409.
+        emit({ type: 'in-flight', storeKey, waitedMs: clock() - started })
+        const leaseLeft = Math.ceil((result.leaseExpiresAt - clock()) / 1000)
+        const retryAfter = Math.max(1, Math.min(config.retryAfterSeconds, leaseLeft))
+        return refuse(
+          new IdempotencyError(
+            'in_flight',
+            'A request with this Idempotency-Key is still being processed.',
+            { retryAfter },
+          ),
+          request,
+        )
+      }
+      case 'claimed':
+        return execute(config, request, next, prepared, owner, result.recoveryPoint)
+    }
+  }
+}
+
+async function prepare(
+  config: ResolvedOptions,
+  request: Request,
+  field: string | null,
+): Promise<Prepared> {
+  if (field === null) {
+    // Draft §2.7: a missing key on an operation that requires one → 400.
+    throw new IdempotencyError('key_missing', 'This operation requires an Idempotency-Key header.')
+  }
+  const key = parseIdempotencyKey(field)
+  const scope = await config.scope(request)
+  const body = await readBodyBounded(request, config.maxBodyBytes)
+  const fingerprint = await computeFingerprint(
+    {
+      method: request.method,
+      route: config.route(request),
+      body: body ?? new Uint8Array(0),
+      contentType: request.headers.get('content-type'),
+      headers: config.fingerprintHeaders.map((name) => [name, request.headers.get(name)] as const),
+    },
+    { encoding: config.fingerprintEncoding },
+  )
+  return { key, storeKey: await deriveStoreKey(scope, key), fingerprint, body }
+}
+
+async function execute(
+  config: ResolvedOptions,
+  request: Request,
+  next: (request: Request) => Promise<Response>,
+  prepared: Prepared,
+  owner: string,
+  recoveryPoint: string | undefined,
+): Promise<Response> {
+  const { store, clock, emit } = config
+  const { storeKey } = prepared
+
+  const release = async (reason: Extract<IdempotencyEvent, { type: 'released' }>['reason']) => {
+    try {
+      const released = await store.release(storeKey, owner)
+      emit(
+        released
+          ? { type: 'released', storeKey, reason }
+          : { type: 'lost', storeKey, operation: 'release' },
+      )
+    } catch (error) {
+      // The claim stays until its lease ends; then a retry executes.
+      emit({ type: 'store-error', storeKey, operation: 'release', error })
+    }
+  }
+  const complete = async (response: StoredResponse) => {
+    try {
+      const stored = await store.complete(storeKey, owner, {
+        response,
+        retentionMs: config.retentionMs,
+        now: clock(),
+      })
+      emit(
+        stored
+          ? { type: 'stored', storeKey, status: response.status, bytes: response.body.byteLength }
+          : { type: 'lost', storeKey, operation: 'complete' },
+      )
+    } catch (error) {
+      emit({ type: 'store-error', storeKey, operation: 'complete', error })
+    }
+  }
+
+  const context: IdempotencyContext = {
+    key: prepared.key,
+    storeKey,
+    fingerprint: prepared.fingerprint,
+    recoveryPoint,
+    async checkpoint(point) {
+      let recorded: boolean
+      try {
+        recorded = await store.checkpoint(storeKey, owner, {
+          recoveryPoint: point,
+          retentionMs: config.retentionMs,
+          now: clock(),
+        })
+      } catch (error) {
+        emit({ type: 'store-error', storeKey, operation: 'checkpoint', error })
+        throw new IdempotencyError('store_unavailable', 'The idempotency store is unavailable.', {
+          cause: error,
+        })
+      }
+      if (!recorded) {
+        throw new IdempotencyError(
+          'lease_lost',
+          'The lease on this Idempotency-Key ended and another request may have taken it over.',
+        )
+      }
+    },
+  }
+  // The body was read for the fingerprint: the handler gets a new Request with the same bytes.
+  const forwarded =
+    prepared.body === null
+      ? request
+      : new Request(request, { body: prepared.body as Uint8Array<ArrayBuffer> })
+  bindIdempotencyContext(forwarded, context)
+  emit({ type: 'executed', storeKey, recoveryPoint })
+
+  let response: Response
+  try {
+    response = await next(forwarded)
+  } catch (error) {
+    await release('thrown')
+    throw error
+  }
+  if (!config.storeStatus(response.status)) {
+    await release('status')
+    return response
+  }
+  const status = response.status
+  const headers = storableHeaders(response.headers, config.omitHeaders)
+  if (response.body === null) {
+    await complete({ status, headers, body: new Uint8Array(0) })
+    return response
+  }
+  const body = captureBody(response.body, {
+    maxBytes: config.maxStoredBytes,
+    onEnd: async (outcome) => {
+      if (outcome.kind === 'complete') await complete({ status, headers, body: outcome.body })
+      else await release(outcome.kind === 'too-large' ? 'too-large' : 'body-error')
+    },
+  })
+  return new Response(body, { status, statusText: response.statusText, headers: response.headers })
+}

@@ -1,0 +1,273 @@
+/**
+ * The options of the idempotency middleware, their defaults and their validation, the storage
+ * policy, and the events it reports.
+ *
+ * @module
+ */
+import type { IdempotencyErrorReason } from './error.ts'
+import type { FingerprintEncoding } from './fingerprint.ts'
+import type { IdempotencyStore } from './store.ts'
+
+/**
+ * Which answers follow which document where they differ (research/http.md §0):
+ * - `spec` (default): a key reused with another request → 409, as SPEC.md §4.3 rule 6 says;
+ * - `ietf`: → 422, as draft-ietf-httpapi-idempotency-key-header §2.7 says.
+ *
+ * Both answer 400 for a missing key and 409 for a duplicate in flight.
+ *
+ * @example
+ * ```ts
+ * idempotency({ store, scope, profile: 'ietf' }) // a reused key answers 422
+ * ```
+ */
+export type IdempotencyProfile = 'spec' | 'ietf'
+
+/**
+ * What the middleware reports to `onEvent`, for metrics and logs.
+ *
+ * @example
+ * ```ts
+ * idempotency({
+ *   store,
+ *   scope,
+ *   onEvent: (event) => {
+ *     if (event.type === 'lost') console.warn('idempotency lease too short for', event.storeKey)
+ *   },
+ * })
+ * ```
+ */
+export type IdempotencyEvent =
+  /** The claim was taken and the handler runs; `recoveryPoint` when it resumes a crashed run. */
+  | {
+      readonly type: 'executed'
+      readonly storeKey: string
+      readonly recoveryPoint: string | undefined
+    }
+  /** A stored response was replayed. */
+  | { readonly type: 'replayed'; readonly storeKey: string; readonly status: number }
+  /** The key was reused with another request (409, or 422 in the `ietf` profile). */
+  | { readonly type: 'mismatch'; readonly storeKey: string }
+  /** A duplicate arrived while the first was running (409), after waiting `waitedMs`. */
+  | { readonly type: 'in-flight'; readonly storeKey: string; readonly waitedMs: number }
+  /** The response was stored. */
+  | {
+      readonly type: 'stored'
+      readonly storeKey: string
+      readonly status: number
+      readonly bytes: number
+    }
+  /**
+   * The claim was given up so that a retry executes: the status is not stored by policy, the
+   * handler threw, the body was over `maxStoredBytes`, or the body stream failed.
+   */
+  | {
+      readonly type: 'released'
+      readonly storeKey: string
+      readonly reason: 'status' | 'thrown' | 'too-large' | 'body-error'
+    }
+  /**
+   * `complete` or `release` found the claim gone: its lease ended (and perhaps another
+   * execution took the key over). The response was sent but not stored. Frequent events mean
+   * `leaseMs` is shorter than the handler's run time.
+   */
+  | { readonly type: 'lost'; readonly storeKey: string; readonly operation: 'complete' | 'release' }
+  /** The store threw. On `claim` the request was answered 503 and nothing ran. */
+  | {
+      readonly type: 'store-error'
+      readonly storeKey: string
+      readonly operation: 'claim' | 'complete' | 'release' | 'checkpoint'
+      readonly error: unknown
+    }
+  /** The request was refused before any claim: a missing or bad key, a bad or large body. */
+  | { readonly type: 'rejected'; readonly reason: IdempotencyErrorReason }
+
+/**
+ * Options of `idempotency()`.
+ *
+ * @example
+ * ```ts
+ * const options: IdempotencyOptions = {
+ *   store: new MemoryIdempotencyStore(),
+ *   scope: (request) => request.headers.get('x-client-id') ?? 'anonymous',
+ *   methods: ['POST', 'PATCH'],
+ *   required: true,
+ *   waitForInFlight: { timeoutMs: 5_000, pollMs: 100 },
+ * }
+ * const middleware = idempotency(options)
+ * ```
+ */
+export interface IdempotencyOptions {
+  /** Where records live: `MemoryIdempotencyStore`, or a Redis or PostgreSQL store. */
+  store: IdempotencyStore
+  /**
+   * Who the key belongs to: a fixed string, or a function of the request returning e.g. the
+   * authenticated principal's subject or client id. Keys are looked up within their scope
+   * only, so one client can never replay another's response (see `deriveStoreKey`). A
+   * function that throws (say, a 401 problem) makes the middleware throw the same error.
+   */
+  scope: string | ((request: Request) => string | Promise<string>)
+  /** Whether a request without a key is refused with 400 (default `false`: it runs as is). */
+  required?: boolean | ((request: Request) => boolean)
+  /** The methods covered (default `['POST']`; add `PATCH`, `PUT` or `DELETE` as needed). */
+  methods?: readonly string[]
+  /** Default `spec` (409 for a reused key); `ietf` gives 422. */
+  profile?: IdempotencyProfile
+  /**
+   * The route part of the fingerprint (default: the URL's path and query, `/v1/orders?x=1`).
+   * A template such as `/v1/orders/:id` is stable across formatting, but it drops the id:
+   * use one only where the id is in the body or the key is never reused across resources.
+   */
+  route?: (request: Request) => string
+  /** Request header fields the fingerprint covers (default none), e.g. `['if-match']`. */
+  fingerprintHeaders?: readonly string[]
+  /** How fingerprints are written (default `base64url`). */
+  fingerprintEncoding?: FingerprintEncoding
+  /**
+   * How long a claim holds the key, in milliseconds (default 60,000). Longer than the
+   * handler's slowest run: when the lease ends, a retry executes again and the first
+   * execution can no longer store its result. A crash frees the key after this, not after
+   * the retention.
+   */
+  leaseMs?: number
+  /** How long a completed record is kept and replayed, in milliseconds (default 24 h, SPEC.md §8). */
+  retentionMs?: number
+  /** The largest request body read for the fingerprint, in bytes (default 1 MiB); over it: 413. */
+  maxBodyBytes?: number
+  /** The largest response body stored, in bytes (default 1 MiB); over it the claim is released. */
+  maxStoredBytes?: number
+  /** Which statuses are stored (default {@link defaultStorePolicy}); others release the claim. */
+  storeStatus?: (status: number) => boolean
+  /** More response header fields never stored (beside `NEVER_REPLAYED_HEADERS`). */
+  omitHeaders?: readonly string[]
+  /**
+   * Instead of answering a duplicate in flight with 409 at once, poll every `pollMs` until
+   * the first finishes (then replay its response, or run if it released the key) or
+   * `timeoutMs` has passed (then 409). Default: answer at once.
+   */
+  waitForInFlight?: { readonly timeoutMs: number; readonly pollMs: number }
+  /** The longest Retry-After of a 409 in flight, in seconds (default 1; at most the lease left). */
+  retryAfterSeconds?: number
+  /** Milliseconds since the epoch (default `Date.now`). */
+  clock?: () => number
+  /** Waits `ms` milliseconds, for `waitForInFlight` (default a timer). */
+  sleep?: (ms: number) => Promise<void>
+  /** A fresh owner token per execution (default `crypto.randomUUID()`). */
+  generateOwner?: () => string
+  /** The base URI problem-type slugs resolve against (see `toProblemResponse`). */
+  problemBase?: string
+  /** Observes what happens (see {@link IdempotencyEvent}). Errors thrown here are ignored. */
+  onEvent?: (event: IdempotencyEvent) => void
+}
+
+/**
+ * Error statuses stored by default: answers that a retry of the same request would get again.
+ *
+ * @example
+ * ```ts
+ * const storeStatus = (status: number) => defaultStorePolicy(status) || status === 403
+ * DEFAULT_STORED_ERROR_STATUSES.includes(404) // true
+ * ```
+ */
+export const DEFAULT_STORED_ERROR_STATUSES: readonly number[] = Object.freeze([400, 404, 410, 422])
+
+/**
+ * The default storage policy: store 2xx and the deterministic client errors of
+ * {@link DEFAULT_STORED_ERROR_STATUSES} (400, 404, 410, 422). Never store what a retry may
+ * change: 409 (a conflict may clear), 429 (a quota refills), 5xx (a fault may pass), 401/403
+ * (credentials change), 412 (the resource moves on). Those release the claim so a retry
+ * executes.
+ *
+ * @example
+ * ```ts
+ * idempotency({ store, scope, storeStatus: (status) => defaultStorePolicy(status) || status === 403 })
+ * ```
+ */
+export function defaultStorePolicy(status: number): boolean {
+  return (status >= 200 && status <= 299) || DEFAULT_STORED_ERROR_STATUSES.includes(status)
+}
+
+/** The options with defaults applied (internal). */
+export interface ResolvedOptions {
+  store: IdempotencyStore
+  scope: (request: Request) => string | Promise<string>
+  required: (request: Request) => boolean
+  methods: ReadonlySet<string>
+  mismatchStatus: number | undefined
+  route: (request: Request) => string
+  fingerprintHeaders: readonly string[]
+  fingerprintEncoding: FingerprintEncoding
+  leaseMs: number
+  retentionMs: number
+  maxBodyBytes: number
+  maxStoredBytes: number
+  storeStatus: (status: number) => boolean
+  omitHeaders: readonly string[]
+  waitForInFlight: { readonly timeoutMs: number; readonly pollMs: number } | undefined
+  retryAfterSeconds: number
+  clock: () => number
+  sleep: (ms: number) => Promise<void>
+  generateOwner: () => string
+  problemBase: string | undefined
+  emit: (event: IdempotencyEvent) => void
+}
+
+function positive(name: string, value: number, integer = true): number {
+  if (!(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    throw new RangeError(
+      `${name} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`,
+    )
+  }
+  return value
+}
+
+/** Applies defaults and checks every number once, at setup (a `RangeError` on a bad one). */
+export function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
+  const { store, scope, required = false, onEvent } = options
+  if (typeof store?.claim !== 'function') throw new TypeError('idempotency(): `store` is required')
+  if (typeof scope !== 'string' && typeof scope !== 'function') {
+    throw new TypeError(
+      'idempotency(): `scope` is required (a string or a function of the request)',
+    )
+  }
+  const wait = options.waitForInFlight
+  return {
+    store,
+    scope: typeof scope === 'string' ? () => scope : scope,
+    required: typeof required === 'boolean' ? () => required : required,
+    methods: new Set((options.methods ?? ['POST']).map((method) => method.toUpperCase())),
+    mismatchStatus: options.profile === 'ietf' ? 422 : undefined,
+    route:
+      options.route ??
+      ((request) => {
+        const url = new URL(request.url)
+        return url.pathname + url.search
+      }),
+    fingerprintHeaders: (options.fingerprintHeaders ?? []).map((name) => name.toLowerCase()),
+    fingerprintEncoding: options.fingerprintEncoding ?? 'base64url',
+    leaseMs: positive('leaseMs', options.leaseMs ?? 60_000),
+    retentionMs: positive('retentionMs', options.retentionMs ?? 24 * 60 * 60 * 1000),
+    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes ?? 1024 * 1024),
+    maxStoredBytes: positive('maxStoredBytes', options.maxStoredBytes ?? 1024 * 1024),
+    storeStatus: options.storeStatus ?? defaultStorePolicy,
+    omitHeaders: options.omitHeaders ?? [],
+    waitForInFlight:
+      wait === undefined
+        ? undefined
+        : {
+            timeoutMs: positive('waitForInFlight.timeoutMs', wait.timeoutMs, false),
+            pollMs: positive('waitForInFlight.pollMs', wait.pollMs, false),
+          },
+    retryAfterSeconds: positive('retryAfterSeconds', options.retryAfterSeconds ?? 1),
+    clock: options.clock ?? Date.now,
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    generateOwner: options.generateOwner ?? (() => crypto.randomUUID()),
+    problemBase: options.problemBase,
+    emit: (event) => {
+      try {
+        onEvent?.(event)
+      } catch {
+        // An observer must not change the answer.
+      }
+    },
+  }
+}
