@@ -36,7 +36,8 @@ const newOrder = { customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity
 
 async function create() {
   const response = await call('POST', '/v1/orders', { body: newOrder })
-  return (await response.json()) as { id: string; version: number }
+  const order = (await response.json()) as { id: string; version: number }
+  return { ...order, etag: response.headers.get('etag') ?? '' }
 }
 
 describe('SPEC.md §4.3 conventions on /v1/orders', () => {
@@ -72,9 +73,10 @@ describe('SPEC.md §4.3 conventions on /v1/orders', () => {
   })
 
   test('PUT replaces the whole resource; a partial body is 422 with pointers', async () => {
-    const { id } = await create()
+    const { id, etag } = await create()
     const replaced = await call('PUT', `/v1/orders/${id}`, {
       body: { customer: 'Grace Hopper', items: [{ sku: 'X-1', quantity: 1 }], note: 'hi' },
+      headers: { 'if-match': etag },
     })
     expect(replaced.status).toBe(200)
     expect(await replaced.json()).toMatchObject({
@@ -82,7 +84,10 @@ describe('SPEC.md §4.3 conventions on /v1/orders', () => {
       note: 'hi',
       version: 2,
     })
-    const partial = await call('PUT', `/v1/orders/${id}`, { body: { customer: 'Grace' } })
+    const partial = await call('PUT', `/v1/orders/${id}`, {
+      body: { customer: 'Grace' },
+      headers: { 'if-match': replaced.headers.get('etag') ?? '' },
+    })
     expect(partial.status).toBe(422)
     const problem = await partial.json()
     expect(problem.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
@@ -92,13 +97,15 @@ describe('SPEC.md §4.3 conventions on /v1/orders', () => {
   })
 
   test('PATCH sets members absolutely, so applying it twice gives the same state', async () => {
-    const { id } = await create()
-    const first = await (
-      await call('PATCH', `/v1/orders/${id}`, { body: { note: 'Gift wrap' } })
-    ).json()
-    const second = await (
-      await call('PATCH', `/v1/orders/${id}`, { body: { note: 'Gift wrap' } })
-    ).json()
+    const { id, etag } = await create()
+    const patch = (tag: string) =>
+      call('PATCH', `/v1/orders/${id}`, {
+        body: { note: 'Gift wrap' },
+        headers: { 'if-match': tag },
+      })
+    const firstResponse = await patch(etag)
+    const first = await firstResponse.json()
+    const second = await (await patch(firstResponse.headers.get('etag') ?? '')).json()
     expect(first.note).toBe('Gift wrap')
     expect({ ...second, version: 0, updated_at: '' }).toEqual({
       ...first,
@@ -108,15 +115,16 @@ describe('SPEC.md §4.3 conventions on /v1/orders', () => {
   })
 
   test('PATCH with nothing to set, or an unknown member, is 422', async () => {
-    const { id } = await create()
-    expect((await call('PATCH', `/v1/orders/${id}`, { body: {} })).status).toBe(422)
-    const unknown = await call('PATCH', `/v1/orders/${id}`, { body: { total: 5 } })
+    const { id, etag } = await create()
+    const headers = { 'if-match': etag }
+    expect((await call('PATCH', `/v1/orders/${id}`, { body: {}, headers })).status).toBe(422)
+    const unknown = await call('PATCH', `/v1/orders/${id}`, { body: { total: 5 }, headers })
     expect(unknown.status).toBe(422)
   })
 
   test('DELETE answers 204 without a body, then the order is gone', async () => {
-    const { id } = await create()
-    const response = await call('DELETE', `/v1/orders/${id}`)
+    const { id, etag } = await create()
+    const response = await call('DELETE', `/v1/orders/${id}`, { headers: { 'if-match': etag } })
     expect(response.status).toBe(204)
     expect(await response.text()).toBe('')
     expect(response.headers.get('x-request-id')).toBeTruthy()
@@ -326,5 +334,71 @@ describe('pagination (SPEC.md §2.3)', () => {
     }
     expect((await call('GET', '/v1/orders?limit=100000')).status).toBe(200)
     expect((await call('GET', '/v1/orders?status=bogus')).status).toBe(400)
+  })
+})
+
+describe('conditional requests (SPEC.md §4.3 rules 7 and 9)', () => {
+  test('GET answers ETag, Last-Modified and private, no-store; If-None-Match gives 304', async () => {
+    const { id } = await create()
+    const response = await call('GET', `/v1/orders/${id}`)
+    const etag = response.headers.get('etag')
+    expect(etag).toBe('"1"')
+    expect(response.headers.get('last-modified')).toBe('Sun, 22 Nov 2026 10:00:00 GMT')
+    expect(response.headers.get('cache-control')).toBe('private, no-store')
+    const cached = await call('GET', `/v1/orders/${id}`, {
+      headers: { 'if-none-match': etag ?? '' },
+    })
+    expect(cached.status).toBe(304)
+    expect(await cached.text()).toBe('')
+    expect(cached.headers.get('etag')).toBe(etag)
+    expect(cached.headers.get('x-request-id')).toBeTruthy()
+    const stale = await call('GET', `/v1/orders/${id}`, {
+      headers: { 'if-none-match': '"0", W/"9"' },
+    })
+    expect(stale.status).toBe(200)
+  })
+
+  test('a write with a stale If-Match is 412 and changes nothing', async () => {
+    const { id, etag } = await create()
+    const headers = { 'if-match': etag }
+    expect((await call('PATCH', `/v1/orders/${id}`, { body: { note: 'a' }, headers })).status).toBe(
+      200,
+    )
+    const lost = await call('PATCH', `/v1/orders/${id}`, { body: { note: 'b' }, headers })
+    expect(lost.status).toBe(412)
+    expect((await lost.json()).type).toMatch(/precondition-failed$/)
+    expect((await (await call('GET', `/v1/orders/${id}`)).json()).note).toBe('a')
+    expect((await call('DELETE', `/v1/orders/${id}`, { headers })).status).toBe(412)
+  })
+
+  test('a write without If-Match is 428 (RFC 6585 §3)', async () => {
+    const { id } = await create()
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const response = await call(method, `/v1/orders/${id}`, {
+        body: method === 'DELETE' ? undefined : { note: 'x' },
+      })
+      expect(response.status, method).toBe(428)
+      expect(response.headers.get('content-type')).toBe('application/problem+json')
+    }
+  })
+
+  test('a 404 wins over preconditions (RFC 9110 §13.2.1)', async () => {
+    const response = await call('PATCH', '/v1/orders/ord_424242', { body: { note: 'x' } })
+    expect(response.status).toBe(404)
+  })
+
+  test('garbage conditional headers never crash: If-Match garbage is 412, dates are ignored', async () => {
+    const { id } = await create()
+    for (const value of ['garbage', '"unterminated', 'W/', ',,,', `"${'x'.repeat(8000)}"`]) {
+      const write = await call('PATCH', `/v1/orders/${id}`, {
+        body: { note: 'x' },
+        headers: { 'if-match': value },
+      })
+      expect(write.status, value).toBe(412)
+    }
+    const read = await call('GET', `/v1/orders/${id}`, {
+      headers: { 'if-modified-since': 'yesterday' },
+    })
+    expect(read.status).toBe(200)
   })
 })

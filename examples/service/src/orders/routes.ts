@@ -1,5 +1,15 @@
 // The /v1/orders resource (SPEC.md §4.3): list, create, read, replace, partial update, delete,
 // the cancel action with its operation resource.
+
+import type { Validators } from '@api-blocks/conditional'
+import {
+  cacheControlPresets,
+  etagFromVersion,
+  evaluatePreconditions,
+  PreconditionError,
+  toPreconditionResponse,
+  validatorHeaders,
+} from '@api-blocks/conditional'
 import type { MethodHandlers } from '@api-blocks/http'
 import { problemResponse, readJson } from '@api-blocks/http'
 import type { CursorCodec } from '@api-blocks/pagination'
@@ -33,6 +43,43 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
   })
 }
 
+// SPEC.md §4.3 rule 9: orders are per-user data, sent with `private, no-store`.
+const PER_USER = { 'cache-control': cacheControlPresets.perUser }
+
+function validatorsOf(order: Order): Validators {
+  return { etag: etagFromVersion(order.version), lastModified: Date.parse(order.updated_at) }
+}
+
+/** An order as a 200 (or 201) with its validators and cache headers. */
+function orderResponse(order: Order, status = 200, headers: Record<string, string> = {}): Response {
+  return json(order, status, { ...PER_USER, ...validatorHeaders(validatorsOf(order)), ...headers })
+}
+
+/**
+ * RFC 9110 §13.2.2, evaluated after the order was found (§13.2.1: a 404 is never a 412) and
+ * before the handler changes anything. Writes must be conditional (RFC 6585 §3: 428 without
+ * If-Match). The comparison for If-Match is weak because compress() weakens the strong tag
+ * of a compressed representation; the tags are versions, which change on every write, so a
+ * weak match still proves the client saw the current state.
+ */
+function preconditions(request: Request, order: Order): Response | undefined {
+  const result = evaluatePreconditions(request.method, request.headers, validatorsOf(order), {
+    requireIfMatch: ['PUT', 'PATCH', 'DELETE'],
+    weakIfMatch: true,
+  })
+  switch (result.outcome) {
+    case 'proceed':
+      return undefined
+    case 'not-modified':
+      return toPreconditionResponse(result, {
+        headers: { ...PER_USER, ...validatorHeaders(validatorsOf(order)) },
+      })
+    default:
+      // Thrown, so the error boundary renders it with the service's problem settings.
+      throw new PreconditionError(result)
+  }
+}
+
 function notFound(request: Request, what: string): Response {
   return problemResponse(problems.notFound.create({ detail: `No ${what} with this id.` }), request)
 }
@@ -64,35 +111,46 @@ export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodH
         const matching = store.list().filter((order) => status === null || order.status === status)
         const body = await toListEnvelope(seekArray(matching, page), page, cursors)
         const link = nextPageLink(url, body.next_cursor)
-        return json(body, 200, link ? { link } : {})
+        return json(body, 200, { ...PER_USER, ...(link ? { link } : {}) })
       },
       POST: async (request) => {
         const input = await readJson(request, createOrderSchema, read)
         const order = store.create(input)
-        return json(order, 201, { location: location(order) })
+        return orderResponse(order, 201, { location: location(order) })
       },
     },
     '/v1/orders/:id': {
       GET: async (request) => {
         const order = store.get(paramOf(request, 'id'))
-        return order ? json(order) : notFound(request, 'order')
+        if (!order) return notFound(request, 'order')
+        return preconditions(request, order) ?? orderResponse(order)
       },
       PUT: async (request) => {
-        const id = paramOf(request, 'id')
-        if (!store.get(id)) return notFound(request, 'order')
-        const order = store.replace(id, await readJson(request, replaceOrderSchema, read))
-        return order ? json(order) : notFound(request, 'order')
+        const current = store.get(paramOf(request, 'id'))
+        if (!current) return notFound(request, 'order')
+        const refused = preconditions(request, current)
+        if (refused) return refused
+        const input = await readJson(request, replaceOrderSchema, read)
+        const order = store.replace(current.id, input)
+        return order ? orderResponse(order) : notFound(request, 'order')
       },
       PATCH: async (request) => {
-        const id = paramOf(request, 'id')
-        if (!store.get(id)) return notFound(request, 'order')
-        const order = store.patch(id, await readJson(request, patchOrderSchema, read))
-        return order ? json(order) : notFound(request, 'order')
+        const current = store.get(paramOf(request, 'id'))
+        if (!current) return notFound(request, 'order')
+        const refused = preconditions(request, current)
+        if (refused) return refused
+        const input = await readJson(request, patchOrderSchema, read)
+        const order = store.patch(current.id, input)
+        return order ? orderResponse(order) : notFound(request, 'order')
       },
-      DELETE: async (request) =>
-        store.delete(paramOf(request, 'id'))
-          ? new Response(null, { status: 204 })
-          : notFound(request, 'order'),
+      DELETE: async (request) => {
+        const current = store.get(paramOf(request, 'id'))
+        if (!current) return notFound(request, 'order')
+        const refused = preconditions(request, current)
+        if (refused) return refused
+        store.delete(current.id)
+        return new Response(null, { status: 204 })
+      },
     },
     '/v1/orders/:id/cancel': {
       POST: async (request) => {
