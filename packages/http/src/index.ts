@@ -103,8 +103,6 @@ export {
 export type { VersionDeprecationOptions } from './version/index.ts'
 export {
   formatDeprecation,
-  formatHttpDate,
   parseDeprecation,
-  parseHttpDate,
   versionDeprecation,
 } from './version/index.ts'

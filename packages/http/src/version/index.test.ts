@@ -2,13 +2,7 @@ import { problems } from '@api-blocks/problem-details'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { compose } from '../compose.ts'
-import {
-  formatDeprecation,
-  formatHttpDate,
-  parseDeprecation,
-  parseHttpDate,
-  versionDeprecation,
-} from './index.ts'
+import { formatDeprecation, parseDeprecation, versionDeprecation } from './index.ts'
 import vectors from './rfc-examples.json' with { type: 'json' }
 
 describe('Deprecation field (RFC 9745 §2.1, an RFC 9651 Date)', () => {
@@ -51,46 +45,6 @@ describe('Deprecation field (RFC 9745 §2.1, an RFC 9651 Date)', () => {
         parseDeprecation(value)
       }),
       { interruptAfterTimeLimit: 500 },
-    )
-  })
-})
-
-describe('HTTP-date (RFC 9110 §5.6.7)', () => {
-  test.each(vectors.httpDate)('$field ($from)', (vector) => {
-    expect(parseHttpDate(vector.field)?.toISOString()).toBe(vector.iso)
-    expect(formatHttpDate(new Date(vector.iso))).toBe(
-      'formatted' in vector ? vector.formatted : vector.field,
-    )
-  })
-
-  test.each(vectors.obsoleteHttpDate)('the obsolete form $field is not read', ({ field }) => {
-    expect(parseHttpDate(field)).toBeUndefined()
-  })
-
-  test.each([
-    'Mon, 31 Feb 2022 00:00:00 GMT',
-    'Sun, 06 Nov 1994 25:00:00 GMT',
-    'Sun, 06 Nov 1994 08:49:60 GMT',
-    'Sun, 6 Nov 1994 08:49:37 GMT',
-    'sun, 06 nov 1994 08:49:37 gmt',
-  ])('impossible or non-IMF-fixdate values: %s', (value) => {
-    expect(parseHttpDate(value)).toBeUndefined()
-  })
-
-  test('property: format → parse round-trips for years 0000-9999', () => {
-    fc.assert(
-      fc.property(
-        fc.date({
-          min: new Date('0000-01-01T00:00:00Z'),
-          max: new Date('9999-12-31T23:59:59Z'),
-          noInvalidDate: true,
-        }),
-        (date) => {
-          const seconds = Math.floor(date.getTime() / 1000) * 1000
-          expect(parseHttpDate(formatHttpDate(date))?.getTime()).toBe(seconds)
-        },
-      ),
-      { interruptAfterTimeLimit: 1000 },
     )
   })
 })

@@ -39,48 +39,6 @@ export function parseDeprecation(value: string | null | undefined): Date | undef
   return Number.isNaN(date.getTime()) ? undefined : date
 }
 
-/**
- * Formats a date as an RFC 9110 §5.6.7 IMF-fixdate, the HTTP-date form senders MUST
- * generate (`Sun, 06 Nov 1994 08:49:37 GMT`).
- *
- * @example
- * ```ts
- * formatHttpDate(new Date(784111777000)) // 'Sun, 06 Nov 1994 08:49:37 GMT'
- * ```
- */
-export function formatHttpDate(date: Date): string {
-  // ECMA-262 Date.prototype.toUTCString produces exactly the IMF-fixdate layout.
-  return date.toUTCString()
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
-const IMF_FIXDATE =
-  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/
-
-/**
- * Parses an IMF-fixdate (RFC 9110 §5.6.7). The two obsolete HTTP-date forms are not read
- * (`undefined`), nor are impossible dates (31 Feb, 25:00). The day name is redundant and not
- * checked: RFC 8594's own example (`Sat, 31 Dec 2018`) names the wrong day. Never throws.
- *
- * @example
- * ```ts
- * parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT')?.getTime() // 784111777000
- * ```
- */
-export function parseHttpDate(value: string | null | undefined): Date | undefined {
-  if (typeof value !== 'string') return undefined
-  const m = IMF_FIXDATE.exec(value.trim())
-  if (m === null) return undefined
-  const [, , day, , year, hour, minute, second] = m.map(Number)
-  const date = new Date(0)
-  // setUTCFullYear, unlike Date.UTC, does not map years 0-99 to 1900-1999.
-  date.setUTCFullYear(year!, MONTHS.indexOf(m[3]!), day!)
-  date.setUTCHours(hour!, minute!, second!, 0)
-  // Refuse what Date silently rolls over (31 Feb, 25:00, a leap second :60).
-  if (formatHttpDate(date).slice(5) !== value.trim().slice(5)) return undefined
-  return date
-}
-
 /** Options of {@link versionDeprecation}. */
 export interface VersionDeprecationOptions {
   /** The path prefix of the version, e.g. `/v1` (matches `/v1` and `/v1/...`, not `/v10`). */
@@ -153,7 +111,9 @@ export function versionDeprecation(options: VersionDeprecationOptions): Middlewa
     links.push(`<${sunsetLink}>; rel="sunset"`)
   }
   const deprecationValue = formatDeprecation(deprecation)
-  const sunsetValue = sunset === undefined ? undefined : formatHttpDate(sunset)
+  // RFC 8594 §3: Sunset is an HTTP-date; Date.prototype.toUTCString is exactly the IMF-fixdate
+  // layout of RFC 9110 §5.6.7 (parsing HTTP-dates, all three forms, is @api-blocks/conditional's).
+  const sunsetValue = sunset === undefined ? undefined : sunset.toUTCString()
 
   return async (request, next) => {
     const path = new URL(request.url).pathname
