@@ -1,7 +1,9 @@
 import { defineConfig } from 'tsdown'
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // `testing` is the conformance suite of the `/testing` subpath; vitest stays external
+  // (an optional peer dependency).
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
   format: 'esm',
   platform: 'neutral',
   dts: true,
