@@ -3,6 +3,8 @@ import type { Handler } from '@api-blocks/http'
 import { compose, compress, cors, limits, negotiation, requestId } from '@api-blocks/http'
 import type { CursorKey } from '@api-blocks/pagination'
 import { createCursorCodec } from '@api-blocks/pagination'
+import type { RateLimitPolicy, RateLimitStore } from '@api-blocks/rate-limit'
+import { MemoryRateLimitStore, rateLimit, rateLimitKey } from '@api-blocks/rate-limit'
 import { openApiDocument } from './openapi.ts'
 import { orderRoutes } from './orders/routes.ts'
 import { OrderStore } from './orders/store.ts'
@@ -30,9 +32,21 @@ export interface ServiceOptions {
    * serve the same clients.
    */
   cursorKeys?: readonly CursorKey[]
+  /** Rate-limit policies applied to every route, per client (SPEC.md §8 leaves the numbers open). */
+  rateLimits?: readonly RateLimitPolicy[]
+  /** Where limiter state lives (default: in memory). */
+  rateLimitStore?: RateLimitStore
+  /** The client's IP address, from the adapter (keys the rate limit when there is no principal). */
+  clientAddress?: (request: Request) => string | undefined
   /** Receives every error answered as a 500, for logs. */
   onError?: (error: unknown, request: Request) => void
 }
+
+/** Per client: a burst of 10 per second, and 1000 per hour. */
+export const DEFAULT_RATE_LIMITS: readonly RateLimitPolicy[] = [
+  { name: 'burst', quota: 10, windowSeconds: 1 },
+  { name: 'hourly', quota: 1000, windowSeconds: 3600 },
+]
 
 /** Builds the service as one Fetch handler. */
 export function createService(options: ServiceOptions = {}): Handler {
@@ -65,6 +79,20 @@ export function createService(options: ServiceOptions = {}): Handler {
     }),
   })
 
+  const limit = rateLimit({
+    store: options.rateLimitStore ?? new MemoryRateLimitStore(),
+    policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+    // No principal yet (bearer tokens come with the OAuth issue): an API key, else the client IP.
+    key: (request) =>
+      rateLimitKey(request, {
+        apiKeyHeader: 'x-api-key',
+        clientIp: options.clientAddress ?? (() => undefined),
+      }),
+    // An in-memory store does not fail; a shared one that does should not take the API down.
+    onStoreError: 'fail-open',
+    ...(options.clock ? { clock: options.clock } : {}),
+  })
+
   return compose(
     // Outermost: every response, errors included, carries X-Request-Id.
     requestId({
@@ -80,5 +108,6 @@ export function createService(options: ServiceOptions = {}): Handler {
     limits(),
     compress(),
     negotiation({ types: ['application/json'], notAcceptable: true }),
+    limit,
   )(routes)
 }

@@ -15,6 +15,8 @@ beforeEach(() => {
     schedule: (task) => tasks.push(task),
     generateRequestId: () => `req-${++id}`,
     maxBodyBytes: 4096,
+    // The conventions below are not about rate limits: a quota no test reaches.
+    rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }],
   })
 })
 
@@ -400,5 +402,47 @@ describe('conditional requests (SPEC.md §4.3 rules 7 and 9)', () => {
       headers: { 'if-modified-since': 'yesterday' },
     })
     expect(read.status).toBe(200)
+  })
+})
+
+describe('rate limits (SPEC.md §7.2, §8)', () => {
+  test('every response carries the limit headers; past the quota, 429 with Retry-After', async () => {
+    let now = Date.UTC(2026, 10, 22, 10, 0, 0)
+    const limited = createService({
+      clock: () => now,
+      rateLimits: [{ name: 'burst', quota: 3, windowSeconds: 1 }],
+      clientAddress: () => '203.0.113.7',
+    })
+    const get = () => limited(new Request(`${BASE}/v1/orders`))
+    for (const remaining of ['2', '1', '0']) {
+      const response = await get()
+      expect(response.status).toBe(200)
+      expect(response.headers.get('ratelimit-limit')).toBe('3')
+      expect(response.headers.get('ratelimit-remaining')).toBe(remaining)
+      expect(response.headers.get('x-ratelimit-remaining')).toBe(remaining)
+    }
+    const refused = await get()
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect(refused.headers.get('ratelimit-reset')).toBe('1')
+    expect(refused.headers.get('x-request-id')).toBeTruthy()
+    const problem = await refused.json()
+    expect(problem.type).toBe('https://iana.org/assignments/http-problem-types#quota-exceeded')
+    expect(problem['violated-policies']).toEqual(['burst'])
+    now += 1000
+    expect((await get()).status).toBe(200)
+  })
+
+  test('clients are limited apart: by API key, else by IP (IPv6 by /56)', async () => {
+    const limited = createService({
+      rateLimits: [{ name: 'burst', quota: 1, windowSeconds: 60 }],
+      clientAddress: (request) => request.headers.get('x-test-ip') ?? undefined,
+    })
+    const get = (headers: Record<string, string>) =>
+      limited(new Request(`${BASE}/v1/orders`, { headers }))
+    expect((await get({ 'x-test-ip': '2001:db8:0:1::1' })).status).toBe(200)
+    expect((await get({ 'x-test-ip': '2001:db8:0:2::9' })).status).toBe(429) // same /56
+    expect((await get({ 'x-test-ip': '2001:db8:1::1' })).status).toBe(200)
+    expect((await get({ 'x-api-key': 'key-a', 'x-test-ip': '2001:db8:0:1::1' })).status).toBe(200)
   })
 })
