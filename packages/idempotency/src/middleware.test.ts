@@ -776,3 +776,22 @@ describe('events and options', () => {
     ).toThrow(TypeError)
   })
 })
+
+describe('the handler gets the same Request object', () => {
+  test('so context other middleware keyed on it stays reachable, and the body is intact', async () => {
+    const context = new WeakMap<Request, string>()
+    const { middleware } = setup()
+    const request = post('same-object', '{"item":"book"}')
+    context.set(request, 'request-id-1')
+    let seen: string | undefined
+    let body = ''
+    const response = await middleware(request, async (forwarded) => {
+      seen = context.get(forwarded)
+      body = await forwarded.text()
+      return new Response('ok', { status: 201 })
+    })
+    expect(response.status).toBe(201)
+    expect(seen).toBe('request-id-1')
+    expect(body).toBe('{"item":"book"}')
+  })
+})

@@ -181,7 +181,19 @@ async function prepare(
   }
   const key = parseIdempotencyKey(field)
   const scope = await config.scope(request)
-  const body = await readBodyBounded(request, config.maxBodyBytes)
+  // The fingerprint reads a clone (a tee of the body), so the handler gets the very same
+  // Request object: context that other middleware keyed on it (request id, route parameters,
+  // error rendering) stays reachable.
+  let body: Uint8Array | null
+  try {
+    body = await readBodyBounded(
+      request.body === null ? request : request.clone(),
+      config.maxBodyBytes,
+    )
+  } catch (error) {
+    request.body?.cancel().catch(() => undefined)
+    throw error
+  }
   const fingerprint = await computeFingerprint(
     {
       method: request.method,
@@ -263,11 +275,7 @@ async function execute(
       }
     },
   }
-  // The body was read for the fingerprint: the handler gets a new Request with the same bytes.
-  const forwarded =
-    prepared.body === null
-      ? request
-      : new Request(request, { body: prepared.body as Uint8Array<ArrayBuffer> })
+  const forwarded = request
   bindIdempotencyContext(forwarded, context)
   emit({ type: 'executed', storeKey, recoveryPoint })
 

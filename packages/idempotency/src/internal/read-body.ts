@@ -47,7 +47,9 @@ export async function readBodyBounded(
     if (result.done) break
     length += result.value.byteLength
     if (length > maxBytes) {
-      await reader.cancel().catch(() => undefined)
+      // Not awaited: when the body is one branch of a tee (the middleware reads a clone), the
+      // cancel settles only once the other branch is cancelled too (Streams spec, ReadableStreamTee).
+      reader.cancel().catch(() => undefined)
       throw tooLarge()
     }
     chunks.push(result.value)
