@@ -1,6 +1,8 @@
 // The reference service: every block composed in front of the /v1/orders resource.
 import type { Handler } from '@api-blocks/http'
 import { compose, compress, cors, limits, negotiation, requestId } from '@api-blocks/http'
+import type { IdempotencyStore } from '@api-blocks/idempotency'
+import { idempotency, MemoryIdempotencyStore } from '@api-blocks/idempotency'
 import type { CursorKey } from '@api-blocks/pagination'
 import { createCursorCodec } from '@api-blocks/pagination'
 import type { RateLimitPolicy, RateLimitStore } from '@api-blocks/rate-limit'
@@ -36,6 +38,8 @@ export interface ServiceOptions {
   rateLimits?: readonly RateLimitPolicy[]
   /** Where limiter state lives (default: in memory). */
   rateLimitStore?: RateLimitStore
+  /** Where Idempotency-Key records live (default: in memory; Redis or PostgreSQL to share them). */
+  idempotencyStore?: IdempotencyStore
   /** The client's IP address, from the adapter (keys the rate limit when there is no principal). */
   clientAddress?: (request: Request) => string | undefined
   /** Receives every error answered as a 500, for logs. */
@@ -79,15 +83,18 @@ export function createService(options: ServiceOptions = {}): Handler {
     }),
   })
 
+  // Who the caller is. No principal yet (bearer tokens come with the OAuth issue): an API key
+  // (hashed), else the client IP with IPv6 masked to /56. Rate limits and idempotency keys are
+  // both scoped by it, so one client can never replay another's stored response.
+  const clientOf = (request: Request) =>
+    rateLimitKey(request, {
+      apiKeyHeader: 'x-api-key',
+      clientIp: options.clientAddress ?? (() => undefined),
+    })
   const limit = rateLimit({
     store: options.rateLimitStore ?? new MemoryRateLimitStore(),
     policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
-    // No principal yet (bearer tokens come with the OAuth issue): an API key, else the client IP.
-    key: (request) =>
-      rateLimitKey(request, {
-        apiKeyHeader: 'x-api-key',
-        clientIp: options.clientAddress ?? (() => undefined),
-      }),
+    key: clientOf,
     // An in-memory store does not fail; a shared one that does should not take the API down.
     onStoreError: 'fail-open',
     ...(options.clock ? { clock: options.clock } : {}),
@@ -109,5 +116,14 @@ export function createService(options: ServiceOptions = {}): Handler {
     compress(),
     negotiation({ types: ['application/json'], notAcceptable: true }),
     limit,
+    // SPEC.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
+    // first result is kept 24 hours and replayed; another body with the same key is a 409.
+    idempotency({
+      store: options.idempotencyStore ?? new MemoryIdempotencyStore(),
+      scope: clientOf,
+      methods: ['POST'],
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.problemBase ? { problemBase: options.problemBase } : {}),
+    }),
   )(routes)
 }

@@ -446,3 +446,46 @@ describe('rate limits (SPEC.md §7.2, §8)', () => {
     expect((await get({ 'x-api-key': 'key-a', 'x-test-ip': '2001:db8:0:1::1' })).status).toBe(200)
   })
 })
+
+describe('Idempotency-Key (SPEC.md §4.3 rule 6)', () => {
+  const post = (key: string, body: unknown, path = '/v1/orders') =>
+    call('POST', path, { body, headers: { 'idempotency-key': key } })
+
+  test('a repeat with the same key and body replays the first result byte for byte', async () => {
+    const first = await post('key-1', newOrder)
+    const firstBody = await first.text()
+    const again = await post('key-1', { items: newOrder.items, customer: newOrder.customer })
+    expect(again.status).toBe(201)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.headers.get('location')).toBe(first.headers.get('location'))
+    expect(await again.text()).toBe(firstBody)
+    const list = await (await call('GET', '/v1/orders')).json()
+    expect(list.data).toHaveLength(1)
+  })
+
+  test('the same key with another body is 409', async () => {
+    await post('key-2', newOrder)
+    const reused = await post('key-2', { ...newOrder, note: 'different' })
+    expect(reused.status).toBe(409)
+    expect((await reused.json()).type).toMatch(/idempotency-key-reused$/)
+  })
+
+  test('the cancel action replays its 202', async () => {
+    const { id } = await create()
+    const first = await post('cancel-1', undefined, `/v1/orders/${id}/cancel`)
+    const again = await post('cancel-1', undefined, `/v1/orders/${id}/cancel`)
+    expect(first.status).toBe(202)
+    expect(again.status).toBe(202)
+    expect(again.headers.get('location')).toBe(first.headers.get('location'))
+  })
+
+  test('malformed keys are 400; a key past the header limit is 431', async () => {
+    for (const key of ['', 'a'.repeat(300), 'tab\tkey']) {
+      const response = await post(key, newOrder)
+      expect(response.status, JSON.stringify(key.slice(0, 10))).toBe(400)
+      expect((await response.json()).type).toMatch(/idempotency-key-invalid$/)
+    }
+    // limits() answers before the idempotency block reads a 10 KB header field (RFC 6585 §5).
+    expect((await post('a'.repeat(10_240), newOrder)).status).toBe(431)
+  })
+})
