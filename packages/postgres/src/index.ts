@@ -1,0 +1,25 @@
+/**
+ * PostgreSQL implementations of the api-blocks store interfaces, on any connection with
+ * `query(text, params)`: `pg.Pool`, `pg.Client` or PGlite (in-process, no server). The schema
+ * ships as data (`migrations`) with `migrate()`, safe to run from several instances at once.
+ *
+ * @example
+ * ```ts
+ * import { PGlite } from '@electric-sql/pglite'
+ * import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
+ *
+ * const db = new PGlite()
+ * await migrate(db)
+ * const store = new PostgresIdempotencyStore({ db })
+ * ```
+ *
+ * @module
+ */
+
+export type { PostgresStoreErrorReason } from './error.ts'
+export { PostgresStoreError } from './error.ts'
+export type { PostgresIdempotencyStoreOptions, SweepOptions } from './idempotency-store.ts'
+export { PostgresIdempotencyStore } from './idempotency-store.ts'
+export type { Migration, MigrationResult, PostgresTableOptions } from './migrations.ts'
+export { migrate, migrations, postgresMigrations } from './migrations.ts'
+export type { Queryable } from './queryable.ts'

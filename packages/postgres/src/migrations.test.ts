@@ -1,0 +1,146 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { backends, counting, databaseUrl, dropSchema, testSchema } from '../test/databases.ts'
+import { PostgresStoreError } from './error.ts'
+import { PostgresIdempotencyStore } from './idempotency-store.ts'
+import { migrate, migrations, postgresMigrations } from './migrations.ts'
+import type { Queryable } from './queryable.ts'
+
+const ALL = migrations.map(({ id }) => id)
+
+test('migration ids are unique, and postgresMigrations fills in the names', () => {
+  expect(new Set(ALL).size).toBe(ALL.length)
+  const rendered = postgresMigrations({ schema: 'api', tablePrefix: 'orders_' })
+  expect(rendered.map(({ id }) => id)).toEqual(ALL)
+  for (const { sql } of rendered) {
+    expect(sql).not.toContain('{{')
+    expect(sql).toContain('"api"."orders_idempotency_records"')
+  }
+})
+
+test('bad schema or prefix names are refused before anything is sent', async () => {
+  const counted = counting({ query: async () => ({ rows: [] }) })
+  for (const options of [
+    { schema: 'Public' },
+    { schema: 'a"b' },
+    { schema: '' },
+    { schema: 'x'.repeat(64) },
+    { tablePrefix: '1_' },
+    { tablePrefix: 'a-b' },
+    { tablePrefix: 'p'.repeat(40) },
+  ]) {
+    await expect(migrate(counted.db, options)).rejects.toThrow(TypeError)
+  }
+  expect(counted.statements).toEqual([])
+})
+
+for (const backend of backends) {
+  describe.skipIf(!backend.enabled)(`migrate on ${backend.title}`, () => {
+    let db: Queryable
+    let close: () => Promise<void>
+    const schemas: string[] = []
+    const fresh = () => {
+      const schema = testSchema()
+      schemas.push(schema)
+      return schema
+    }
+    const tablesIn = async (schema: string) => {
+      const { rows } = await db.query(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+        [schema],
+      )
+      return rows.map((row) => (row as { table_name: string }).table_name)
+    }
+
+    beforeAll(async () => {
+      ;({ db, close } = await backend.open())
+    })
+    afterAll(async () => {
+      for (const schema of schemas) await dropSchema(db, schema)
+      await close()
+    })
+
+    test('creates the schema and the tables; run twice, the second run is a no-op', async () => {
+      const schema = fresh()
+      const counted = counting(db)
+      expect(await migrate(counted.db, { schema })).toEqual({ applied: ALL })
+      // One DO block, then the read-back of what it applied.
+      expect(counted.statements).toEqual(['DO', 'SELECT'])
+      expect(await tablesIn(schema)).toEqual([
+        'api_blocks_idempotency_records',
+        'api_blocks_migrations',
+      ])
+      expect(await migrate(db, { schema })).toEqual({ applied: [] })
+      const { rows } = await db.query(`SELECT id FROM "${schema}"."api_blocks_migrations"`)
+      expect(rows).toEqual(ALL.map((id) => ({ id })))
+      // The store works on what was created.
+      const store = new PostgresIdempotencyStore({ db, schema })
+      expect(
+        (await store.claim('k', { fingerprint: 'f', owner: 'o', leaseMs: 1000, now: 0 })).state,
+      ).toBe('claimed')
+    })
+
+    test('a table prefix keeps two sets of tables apart in one schema', async () => {
+      const schema = fresh()
+      expect(await migrate(db, { schema, tablePrefix: 'one_' })).toEqual({ applied: ALL })
+      expect(await migrate(db, { schema, tablePrefix: 'two_' })).toEqual({ applied: ALL })
+      expect(await tablesIn(schema)).toEqual([
+        'one_idempotency_records',
+        'one_migrations',
+        'two_idempotency_records',
+        'two_migrations',
+      ])
+    })
+
+    test('concurrent calls on one connection: one applies everything, the others nothing', async () => {
+      const schema = fresh()
+      const results = await Promise.all([1, 2, 3].map(() => migrate(db, { schema })))
+      expect(results.map(({ applied }) => applied).sort()).toEqual([[], [], ALL])
+    })
+
+    test('a failed migration applies nothing, not even the ledger; the next run applies it', async () => {
+      const schema = fresh()
+      // A table in the way: the first migration's CREATE TABLE fails.
+      await db.query(`CREATE SCHEMA "${schema}"`)
+      await db.query(`CREATE TABLE "${schema}"."api_blocks_idempotency_records" (x int)`)
+      const error = await migrate(db, { schema }).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(PostgresStoreError)
+      expect(error).toMatchObject({ reason: 'query_failed', operation: 'migrate' })
+      expect((error as PostgresStoreError).cause).toMatchObject({ code: '42P07' })
+      expect(await tablesIn(schema)).toEqual(['api_blocks_idempotency_records'])
+      await db.query(`DROP TABLE "${schema}"."api_blocks_idempotency_records"`)
+      expect(await migrate(db, { schema })).toEqual({ applied: ALL })
+    })
+  })
+}
+
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined
+    ? 'migrate from two pools at once (skipped: DATABASE_URL not set)'
+    : 'migrate from two pools at once (DATABASE_URL)',
+  () => {
+    const pools = [1, 2].map(() => new pg.Pool({ connectionString: databaseUrl, max: 2 }))
+    const schemas: string[] = []
+    afterAll(async () => {
+      for (const schema of schemas) await dropSchema(pools[0] as pg.Pool, schema)
+      await Promise.all(pools.map((pool) => pool.end()))
+    })
+
+    test('two instances starting together: no error, the migrations applied exactly once', async () => {
+      // Several fresh schemas, each migrated by four callers over two pools at the same moment:
+      // without the advisory lock, CREATE SCHEMA / CREATE TABLE race and fail.
+      for (let round = 0; round < 5; round++) {
+        const schema = testSchema()
+        schemas.push(schema)
+        const results = await Promise.all(
+          [...pools, ...pools].map((pool) => migrate(pool, { schema })),
+        )
+        expect(results.map(({ applied }) => applied).sort()).toEqual([[], [], [], ALL])
+        const { rows } = await (pools[0] as pg.Pool).query(
+          `SELECT count(*)::integer AS n FROM "${schema}"."api_blocks_migrations"`,
+        )
+        expect(rows).toEqual([{ n: ALL.length }])
+      }
+    })
+  },
+)

@@ -1,0 +1,228 @@
+/**
+ * The schema of the PostgreSQL stores as data: an ordered list of migrations, and `migrate`,
+ * which applies the missing ones in one statement (a PL/pgSQL `DO` block), so that it is
+ * atomic, safe to run from several instances at once, and the same on `pg` and PGlite.
+ *
+ * @module
+ */
+import { PostgresStoreError } from './error.ts'
+import type { TableNames } from './internal/names.ts'
+import { qualified, render, tableNames } from './internal/names.ts'
+import type { Queryable } from './queryable.ts'
+
+/**
+ * One migration: a stable id (applied once, in list order) and its SQL. In {@link migrations}
+ * the SQL holds `{{schema}}` and `{{prefix}}` placeholders; {@link postgresMigrations} fills
+ * them.
+ *
+ * @example
+ * ```ts
+ * const migration: Migration = { id: '0001_idempotency_records', sql: 'CREATE TABLE …' }
+ * ```
+ */
+export interface Migration {
+  /** Applied in list order; recorded in the `<prefix>migrations` table once applied. */
+  readonly id: string
+  /** One or more statements, run in one transaction with the others (so no `CONCURRENTLY`). */
+  readonly sql: string
+}
+
+/**
+ * Every migration of this package, oldest first, with `{{schema}}` and `{{prefix}}`
+ * placeholders. Released migrations never change; a new version appends.
+ *
+ * Times are `double precision` milliseconds since the epoch: exact for every integer up to
+ * 2^53 (like a JavaScript number), and a clock with fractions of a millisecond is compared
+ * exactly as the memory store compares it. `ends_at` is when the record becomes logically
+ * absent (see `IdempotencyStore`), kept by PostgreSQL itself (a stored generated column), so a
+ * claim tests one column and the sweep walks one index.
+ *
+ * @example
+ * ```ts
+ * for (const { id } of migrations) console.log(id) // 0001_idempotency_records
+ * ```
+ */
+export const migrations: readonly Migration[] = Object.freeze([
+  {
+    id: '0001_idempotency_records',
+    sql: `
+CREATE TABLE {{schema}}."{{prefix}}idempotency_records" (
+  key              text PRIMARY KEY,
+  state            text NOT NULL CHECK (state IN ('claimed', 'completed')),
+  fingerprint      text NOT NULL,
+  owner            text NOT NULL,
+  lease_expires_at double precision NOT NULL,
+  expires_at       double precision,
+  recovery_point   text,
+  status           smallint,
+  headers          jsonb,
+  body             bytea,
+  ends_at          double precision NOT NULL GENERATED ALWAYS AS (
+    CASE
+      WHEN state = 'completed' THEN expires_at
+      WHEN recovery_point IS NULL THEN lease_expires_at
+      ELSE GREATEST(lease_expires_at, expires_at)
+    END
+  ) STORED,
+  CHECK (state = 'claimed' OR (expires_at IS NOT NULL AND status IS NOT NULL
+                               AND headers IS NOT NULL AND body IS NOT NULL)),
+  CHECK (recovery_point IS NULL OR expires_at IS NOT NULL)
+);
+CREATE INDEX "{{prefix}}idempotency_records_ends_at"
+  ON {{schema}}."{{prefix}}idempotency_records" (ends_at);
+`,
+  },
+])
+
+/**
+ * Options of {@link migrate} and of the stores: where the tables live.
+ *
+ * @example
+ * ```ts
+ * const options: PostgresTableOptions = { schema: 'api', tablePrefix: 'orders_' }
+ * await migrate(db, options)
+ * const store = new PostgresIdempotencyStore({ db, ...options })
+ * ```
+ */
+export interface PostgresTableOptions {
+  /**
+   * The schema (default `public`), created by `migrate` if missing. Lowercase letters, digits
+   * and `_`.
+   */
+  schema?: string
+  /** Put before every table and index name (default `api_blocks_`). Lowercase letters, digits, `_`. */
+  tablePrefix?: string
+}
+
+/**
+ * The migrations with their names filled in, for a migration tool of your own (Flyway, Atlas,
+ * node-pg-migrate…) instead of {@link migrate}. Apply them in order, each once.
+ *
+ * @example
+ * ```ts
+ * for (const { id, sql } of postgresMigrations({ schema: 'api' })) writeFileSync(`migrations/${id}.sql`, sql)
+ * ```
+ */
+export function postgresMigrations(options: PostgresTableOptions = {}): readonly Migration[] {
+  const names = tableNames(options)
+  return migrations.map(({ id, sql }) => ({ id, sql: render(sql, names) }))
+}
+
+/**
+ * What {@link migrate} did.
+ *
+ * @example
+ * ```ts
+ * const { applied } = await migrate(db)
+ * if (applied.length > 0) console.log(`applied ${applied.join(', ')}`)
+ * ```
+ */
+export interface MigrationResult {
+  /** The ids this call applied, in order; empty when the schema was up to date. */
+  readonly applied: readonly string[]
+}
+
+/** Dollar-quote tags: no migration may contain them (checked), so quoting cannot break. */
+const BLOCK_TAG = '$api_blocks_migrate$'
+const SQL_TAG = '$api_blocks_sql$'
+const SAFE_LITERAL = /^[a-z0-9_.-]+$/
+
+function literal(value: string): string {
+  // Only ever called with validated names, ids and a UUID: the check makes that a guarantee.
+  if (!SAFE_LITERAL.test(value)) throw new TypeError(`Unsafe SQL literal ${JSON.stringify(value)}`)
+  return `'${value}'`
+}
+
+/** The one `DO` block that applies the missing migrations, marking them with `run`. */
+function migrationBlock(names: TableNames, list: readonly Migration[], run: string): string {
+  const ledger = qualified(names, 'migrations')
+  const steps = list.map(({ id, sql }) => {
+    const text = render(sql, names)
+    if (text.includes(BLOCK_TAG) || text.includes(SQL_TAG)) {
+      throw new TypeError(`Migration ${id} contains a reserved dollar-quote tag`)
+    }
+    return `
+  IF NOT EXISTS (SELECT 1 FROM ${ledger} WHERE id = ${literal(id)}) THEN
+    EXECUTE ${SQL_TAG}${text}${SQL_TAG};
+    INSERT INTO ${ledger} (id, applied_by) VALUES (${literal(id)}, ${literal(run)});
+  END IF;`
+  })
+  return `DO ${BLOCK_TAG}
+BEGIN
+  -- One migrator at a time per schema. A transaction-level lock: released when this statement
+  -- commits or fails, so it can never outlive the call on a pooled connection.
+  PERFORM pg_advisory_xact_lock(hashtextextended(${literal(`api-blocks.migrate.${names.schema}`)}, 0));
+  -- Under the lock, so two first runs cannot race to create the schema. The existence check
+  -- comes first because CREATE SCHEMA IF NOT EXISTS still needs the CREATE privilege.
+  IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = ${literal(names.schema)}) THEN
+    EXECUTE 'CREATE SCHEMA "${names.schema}"';
+  END IF;
+  CREATE TABLE IF NOT EXISTS ${ledger} (
+    id         text PRIMARY KEY,
+    applied_at timestamptz NOT NULL DEFAULT now(),
+    applied_by text NOT NULL
+  );${steps.join('')}
+END
+${BLOCK_TAG}`
+}
+
+/**
+ * Creates the schema and the tables of the PostgreSQL stores, applying the migrations that are
+ * missing, in order. Idempotent: a second call applies nothing. Run it at startup, or from a
+ * deploy step.
+ *
+ * **One statement.** Everything runs in one PL/pgSQL `DO` block, so one transaction: either
+ * every missing migration is applied and recorded in `<prefix>migrations`, or none is. A second
+ * query reads back which ids this call applied.
+ *
+ * **Several instances at once.** The block first takes `pg_advisory_xact_lock` on a key derived
+ * from the schema name, so concurrent calls (two instances starting together, two pools) run
+ * one after the other; the second finds everything recorded and applies nothing. The lock is
+ * transaction-level: it cannot leak on a pooled connection, and no `BEGIN`/`COMMIT` has to share
+ * a connection, so a `pg.Pool` is fine.
+ *
+ * **PGlite** is one connection, serving one statement at a time: concurrent calls on one
+ * instance simply queue, each block runs whole, and the advisory lock is uncontended (PGlite
+ * runs the same PostgreSQL code, so the block is the same).
+ *
+ * Needs PostgreSQL 12 or later (stored generated columns) and, when the schema does not exist
+ * yet, the CREATE privilege on the database.
+ *
+ * @throws {PostgresStoreError} `query_failed` when a statement fails. A failed block applied
+ *   nothing: run `migrate` again once the cause is fixed.
+ *
+ * @example
+ * ```ts
+ * import { PGlite } from '@electric-sql/pglite'
+ * import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
+ *
+ * const db = new PGlite()
+ * await migrate(db) // { applied: ['0001_idempotency_records'] }
+ * await migrate(db) // { applied: [] }
+ * const store = new PostgresIdempotencyStore({ db })
+ * ```
+ */
+export async function migrate(
+  db: Queryable,
+  options: PostgresTableOptions = {},
+): Promise<MigrationResult> {
+  const names = tableNames(options)
+  const run = crypto.randomUUID()
+  const block = migrationBlock(names, migrations, run)
+  try {
+    await db.query(block)
+    const { rows } = await db.query(
+      `SELECT id FROM ${qualified(names, 'migrations')} WHERE applied_by = $1`,
+      [run],
+    )
+    const applied = new Set(rows.map((row) => (row as { id: unknown }).id))
+    return { applied: migrations.map(({ id }) => id).filter((id) => applied.has(id)) }
+  } catch (cause) {
+    throw new PostgresStoreError(
+      'query_failed',
+      'migrate',
+      `Migrating the PostgreSQL schema "${names.schema}" failed.`,
+      { cause },
+    )
+  }
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'tsdown'
+
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: 'esm',
+  platform: 'node',
+  // `.js` and `.d.ts`, as package.json's exports name them (the package is `"type": "module"`);
+  // on the node platform tsdown would otherwise write `.mjs` and `.d.mts`.
+  fixedExtension: false,
+  dts: true,
+  sourcemap: true,
+})

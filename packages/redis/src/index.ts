@@ -1,0 +1,26 @@
+/**
+ * Redis implementations of the api-blocks store interfaces, on a client you create and connect
+ * (node-redis): `RedisIdempotencyStore` and `RedisRateLimitStore`. Each store operation is one
+ * Lua script run by `EVALSHA`: one round trip, atomic per key. Both pass their package's
+ * conformance suite against a real server.
+ *
+ * @example
+ * ```ts
+ * import { RedisIdempotencyStore, RedisRateLimitStore } from '@api-blocks/redis'
+ * import { createClient } from 'redis'
+ *
+ * const client = await createClient({ url: process.env.REDIS_URL }).on('error', console.error).connect()
+ * const idempotencyStore = new RedisIdempotencyStore({ client })
+ * const rateLimitStore = new RedisRateLimitStore({ client })
+ * ```
+ *
+ * @module
+ */
+
+export type { RedisScriptCall, RedisScriptClient } from './client.ts'
+export type { RedisStoreErrorReason } from './error.ts'
+export { RedisStoreError } from './error.ts'
+export type { RedisIdempotencyStoreOptions } from './idempotency-store.ts'
+export { RedisIdempotencyStore } from './idempotency-store.ts'
+export type { RedisRateLimitStoreOptions } from './rate-limit-store.ts'
+export { RedisRateLimitStore } from './rate-limit-store.ts'

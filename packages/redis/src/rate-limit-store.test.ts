@@ -1,0 +1,210 @@
+import type { GcraCheck } from '@api-blocks/rate-limit'
+import {
+  compilePolicies,
+  createRateLimiter,
+  gcraCheck,
+  MAX_LIMIT_TICKS,
+} from '@api-blocks/rate-limit'
+import { runRateLimitStoreConformance } from '@api-blocks/rate-limit/testing'
+import { createClient } from 'redis'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { commandsSentBy } from '../test/commands.ts'
+import { clientOptions, deletePrefix, redisUrl, serverSuite, testPrefix } from '../test/server.ts'
+import type { RedisScriptClient } from './client.ts'
+import { RedisStoreError } from './error.ts'
+import { RedisRateLimitStore } from './rate-limit-store.ts'
+
+const T0 = 1_700_000_000_000
+const policies = compilePolicies([
+  { name: 'burst', quota: 3, windowSeconds: 1 },
+  { name: 'daily', quota: 1000, windowSeconds: 86_400 },
+])
+
+function answering(reply: unknown): RedisScriptClient {
+  return { evalSha: async () => reply, eval: async () => reply }
+}
+
+describe('RedisRateLimitStore without a server', () => {
+  test('the constructor refuses a client without evalSha/eval', () => {
+    expect(() => new RedisRateLimitStore({ client: {} as RedisScriptClient })).toThrow(TypeError)
+  })
+
+  test('a reply of an unknown shape rejects with unexpected_reply', async () => {
+    const check: GcraCheck = { key: 'k', policies, cost: 1, now: T0 }
+    for (const reply of [
+      null,
+      ['1', '0'],
+      ['yes', '0', '0'],
+      ['1', '-1', '0'],
+      ['1', '0.5', '0'],
+    ]) {
+      await expect(
+        new RedisRateLimitStore({ client: answering(reply) }).consume(check),
+      ).rejects.toMatchObject({
+        reason: 'unexpected_reply',
+        operation: 'rate-limit.consume',
+      })
+    }
+  })
+
+  test('a store failure reaches the limiter as store_unavailable, the RedisStoreError as cause', async () => {
+    const failure = new Error('The client is closed')
+    const store = new RedisRateLimitStore({
+      client: { evalSha: () => Promise.reject(failure), eval: () => Promise.reject(failure) },
+    })
+    const limiter = createRateLimiter({
+      store,
+      policies: [{ name: 'p', quota: 1, windowSeconds: 1 }],
+    })
+    const error = (await limiter.check('k').catch((caught: unknown) => caught)) as {
+      reason?: string
+      cause?: unknown
+    }
+    expect(error.reason).toBe('store_unavailable')
+    expect(error.cause).toBeInstanceOf(RedisStoreError)
+    expect((error.cause as RedisStoreError).cause).toBe(failure)
+  })
+
+  test('a time or cost that is not a whole number is refused before anything is sent', async () => {
+    const store = new RedisRateLimitStore({ client: answering(['1', '0', '0']) })
+    await expect(store.consume({ key: 'k', policies, cost: 1, now: 1.5 })).rejects.toThrow(
+      RangeError,
+    )
+    await expect(store.consume({ key: 'k', policies, cost: -1, now: T0 })).rejects.toThrow(
+      RangeError,
+    )
+  })
+})
+
+describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redis'), () => {
+  const client = createClient(clientOptions)
+  client.on('error', () => {})
+  const prefixes: string[] = []
+  const newStore = () => {
+    const prefix = testPrefix('rate-limit')
+    prefixes.push(prefix)
+    return new RedisRateLimitStore({ client, prefix })
+  }
+
+  beforeAll(async () => {
+    await client.connect()
+  })
+  afterAll(async () => {
+    for (const prefix of prefixes) await deletePrefix(client, prefix)
+    client.destroy()
+  })
+
+  runRateLimitStoreConformance('RedisRateLimitStore conformance', () => newStore(), {
+    concurrency: 100,
+    close: async (store) => {
+      await deletePrefix(client, store.prefix)
+    },
+  })
+
+  test('consume and reset are ONE round trip (one EVALSHA), allowed, denied or free', async () => {
+    const store = newStore()
+    await store.consume({ key: 'warm', policies, cost: 1, now: T0 })
+    await store.reset('warm')
+    const steps: [string, () => Promise<unknown>][] = [
+      ['allowed', () => store.consume({ key: 'k', policies, cost: 3, now: T0 })],
+      ['denied', () => store.consume({ key: 'k', policies, cost: 1, now: T0 })],
+      ['cost 0', () => store.consume({ key: 'k', policies, cost: 0, now: T0 })],
+      ['reset', () => store.reset('k')],
+    ]
+    for (const [step, run] of steps) {
+      expect({ step, commands: await commandsSentBy(client, run) }).toEqual({
+        step,
+        commands: ['EVALSHA'],
+      })
+    }
+  })
+
+  test('the key expires when its last debt is paid: PEXPIRE relative to now, extended never shortened', async () => {
+    const store = newStore()
+    const key = `${store.prefix}k`
+    const serverTime = async () => {
+      const [seconds, micros] = (await client.time()) as unknown as [string, string]
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
+    }
+    // burst: 3 per 1000 ms (q = 3, e = 1000 ticks); daily: 1000 per day (q = 1, e = 86,400).
+    // Cost 2 at T0: burst paid in 2000/3 ms (666 and 2/3: 667 with the fraction), daily in 172,800 ms.
+    const before = await serverTime()
+    const reply = await store.consume({ key: 'k', policies, cost: 2, now: T0 })
+    const after = await serverTime()
+    expect(reply).toEqual({ allowed: true, debts: [2000, 172_800] })
+    expect(await client.hGetAll(key)).toEqual({
+      burst: `${T0 + 666}:2`,
+      daily: `${T0 + 172_800}:0`,
+    })
+    const expiry = await client.pExpireTime(key)
+    expect(expiry).toBeGreaterThanOrEqual(before + 172_800)
+    expect(expiry).toBeLessThanOrEqual(after + 172_800 + 1)
+
+    // Another limiter charges only `burst` on the same key: the daily debt keeps the key alive.
+    const burstOnly = compilePolicies([{ name: 'burst', quota: 3, windowSeconds: 1 }])
+    await store.consume({ key: 'k', policies: burstOnly, cost: 1, now: T0 + 1000 })
+    expect(await client.pExpireTime(key)).toBe(expiry)
+    // A denied check writes nothing.
+    const denied = await store.consume({ key: 'k', policies: burstOnly, cost: 4, now: T0 + 1000 })
+    expect(denied.allowed).toBe(false)
+    expect((await client.hGetAll(key))['burst']).toBe(`${T0 + 1000 + 333}:1`)
+  })
+
+  test('agrees with gcraCheck at the largest magnitudes (limitTicks near 2^51, times near 2^53)', async () => {
+    const store = newStore()
+    // 868,687 (a prime) per 30 days: gcd(2.592e9 ms, quota) = 1, so limitTicks = quota * 2.592e9,
+    // just under the 2^51 that compilePolicies allows; debts and products reach 2^52.
+    const big = compilePolicies([
+      { name: 'big', quota: 868_687, windowSeconds: 2_592_000 },
+      { name: 'odd', quota: 7, windowSeconds: 3 },
+    ])
+    expect(big[0]?.limitTicks).toBeLessThanOrEqual(MAX_LIMIT_TICKS)
+    expect(big[0]?.limitTicks).toBeGreaterThan(2 ** 50)
+    const states = new Map<string, ReturnType<typeof gcraCheck>['states']>()
+    let now = 2 ** 52 // far beyond today, still a safe integer with room for every TAT
+    let seed = 7
+    for (let step = 0; step < 200; step++) {
+      seed = (seed * 48_271) % 2_147_483_647
+      now += seed % 5_000
+      const cost = seed % 4 === 0 ? 868_687 : seed % 7
+      const check: GcraCheck = { key: 'k', policies: big, cost, now }
+      const expected = gcraCheck(states.get('k') ?? [], check)
+      if (expected.changed) states.set('k', expected.states)
+      const reply = await store.consume(check)
+      expect({ step, ...reply }).toEqual({ step, allowed: expected.allowed, debts: expected.debts })
+    }
+  })
+
+  test('a RESP2 client gets the same replies (node-redis 6 defaults to RESP3)', async () => {
+    const resp2 = createClient({ ...clientOptions, RESP: 2 })
+    resp2.on('error', () => {})
+    await resp2.connect()
+    try {
+      const store = new RedisRateLimitStore({ client: resp2, prefix: testPrefix('resp2') })
+      prefixes.push(store.prefix)
+      expect(await store.consume({ key: 'k', policies, cost: 2, now: T0 })).toEqual({
+        allowed: true,
+        debts: [2000, 172_800],
+      })
+      expect(await store.consume({ key: 'k', policies, cost: 2, now: T0 })).toEqual({
+        allowed: false,
+        debts: [2000, 172_800],
+      })
+    } finally {
+      resp2.destroy()
+    }
+  })
+
+  test('a disconnected client: consume rejects with command_failed', async () => {
+    const closed = createClient(clientOptions)
+    closed.on('error', () => {})
+    await closed.connect()
+    closed.destroy()
+    const store = new RedisRateLimitStore({ client: closed, prefix: testPrefix('closed') })
+    const error = await store
+      .consume({ key: 'k', policies, cost: 1, now: T0 })
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(RedisStoreError)
+    expect(error).toMatchObject({ reason: 'command_failed', operation: 'rate-limit.consume' })
+  })
+})
