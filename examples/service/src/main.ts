@@ -1,6 +1,7 @@
 // `npm start`: the reference service on node:http with embedded (in-memory) defaults.
 import { serve } from '@api-blocks/node'
 import { createService } from './app.ts'
+import { openStores } from './stores.ts'
 
 const port = Number(process.env['PORT'] ?? 3000)
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -10,8 +11,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 const host = process.env['HOST'] ?? '127.0.0.1'
 const publicUrl = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`
 
+const stores = await openStores(process.env)
 const service = createService({
   publicUrl,
+  ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
+  ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
   onError: (error) => console.error('unexpected error:', error),
 })
 const server = await serve(service, { port, hostname: host })
@@ -20,6 +24,7 @@ const base = publicUrl.replace(/:\d+$/, `:${(server.address() as { port: number 
 console.log(`api-blocks reference service listening on ${base}
   orders:   ${base}/v1/orders
   openapi:  ${base}/openapi.json
+  storage:  ${stores.description}
 
 Try:
   curl -i ${base}/v1/orders
@@ -33,5 +38,5 @@ Try:
 `)
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => server.close(() => process.exit(0)))
+  process.on(signal, () => server.close(() => void stores.close().then(() => process.exit(0))))
 }
