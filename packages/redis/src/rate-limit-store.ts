@@ -10,7 +10,7 @@ import type { RedisScriptClient } from './client.ts'
 import { RedisStoreError } from './error.ts'
 import { CONSUME, RESET } from './internal/rate-limit-scripts.ts'
 import type { LuaScript } from './internal/script.ts'
-import { replyTexts, runScript } from './internal/script.ts'
+import { runScript } from './internal/script.ts'
 
 /**
  * Options of {@link RedisRateLimitStore}.
@@ -30,6 +30,15 @@ export interface RedisRateLimitStoreOptions {
   client: RedisScriptClient
   /** Put before every client key (default `api-blocks:rate-limit:`). */
   prefix?: string
+}
+
+// An integer reply as a number: NaN for anything else (nil, text, an error), so a reply of
+// the wrong shape is refused rather than read as 0.
+function integerReply(value: unknown): number {
+  if (typeof value === 'number') return value + 0
+  if (typeof value === 'bigint') return Number(value)
+  if (typeof value === 'string' && /^[0-9]{1,16}$/.test(value)) return Number(value)
+  return Number.NaN
 }
 
 const DEFAULT_PREFIX = 'api-blocks:rate-limit:'
@@ -90,17 +99,20 @@ export class RedisRateLimitStore implements RateLimitStore {
     for (const { name, ticksPerMs, emissionTicks, limitTicks, quota } of policies) {
       args.push(name, String(ticksPerMs), String(emissionTicks), String(limitTicks), String(quota))
     }
-    const reply = replyTexts(await this.#run('consume', CONSUME, key, args))
-    if (reply === undefined || reply.length !== policies.length + 1) throw this.#unexpected()
-    const [allowed, ...texts] = reply
-    const debts = texts.map((text) => (text === undefined ? Number.NaN : Number(text) + 0))
+    const reply = await this.#run('consume', CONSUME, key, args)
+    if (!Array.isArray(reply) || reply.length !== policies.length + 1) throw this.#unexpected()
+    const [allowed, ...rest] = reply as unknown[]
+    // Integer replies: numbers with RESP2 and RESP3 (a client that maps integers to strings or
+    // bigints still gives exact values through Number()).
+    const debts = rest.map(integerReply)
+    const flag = integerReply(allowed)
     if (
-      (allowed !== '1' && allowed !== '0') ||
+      (flag !== 1 && flag !== 0) ||
       !debts.every((debt) => Number.isSafeInteger(debt) && debt >= 0)
     ) {
       throw this.#unexpected()
     }
-    return { allowed: allowed === '1', debts }
+    return { allowed: flag === 1, debts }
   }
 
   async reset(key: string): Promise<void> {

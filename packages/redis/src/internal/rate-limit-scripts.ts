@@ -15,12 +15,14 @@
  * ticksPerMs` ms when positive, and when it is negative the product is negative and the debt is
  * 0 whatever its rounding; times are milliseconds since the epoch (about 2^41 today).
  * `floor(d / q)` is `(d - fmod(d, q)) / q`: `fmod` is exact and the division then has no
- * remainder. Stored and replied numbers are written with `string.format('%.0f')`, exact for
- * any integer-valued double; Lua's `tostring` (14 significant digits) is never used.
+ * remainder. Stored numbers are written with `string.format('%.0f')`, exact for any
+ * integer-valued double; Lua's `tostring` (14 significant digits) is never used. Replied numbers
+ * are integer replies.
  *
  * **Expiry.** An allowed check sets the key's `PEXPIRE` to the time until its last debt is
  * paid, relative to `now` (never the server's clock), unless the key already lives longer (a
- * policy of another limiter on the same key still carries debt).
+ * policy of another limiter on the same key still carries debt): `PEXPIRE … GT`, one call in the
+ * usual case.
  *
  * @module
  */
@@ -29,58 +31,65 @@ import { luaScript } from './script.ts'
 
 /**
  * KEYS: the key's hash. ARGV: now, cost, then five per policy: name, ticksPerMs (q),
- * emissionTicks (e), limitTicks (l), quota. Replies `{allowed ('1' or '0'), d[1], …, d[k]}`:
- * each policy's debt after the check, in ticks.
+ * emissionTicks (e), limitTicks (l), quota. Replies `{allowed (1 or 0), d[1], …, d[k]}` as
+ * integers: each policy's debt after the check, in ticks. Redis converts a Lua number to an
+ * integer reply with a cast to a 64-bit integer, exact for these integer-valued doubles, which
+ * saves formatting them as text. Needs Redis 7.0 or later (`PEXPIRE … GT`).
  */
 export const CONSUME: LuaScript = luaScript(`
 local key = KEYS[1]
 local now, cost = tonumber(ARGV[1]), tonumber(ARGV[2])
 local n = (#ARGV - 2) / 5
-local names, q, e, l, quota = {}, {}, {}, {}, {}
-for i = 1, n do
-  local at = 3 + (i - 1) * 5
-  names[i] = ARGV[at]
-  q[i], e[i], l[i], quota[i] =
-    tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
-end
+local names = {}
+for i = 1, n do names[i] = ARGV[(i - 1) * 5 + 3] end
 local stored = redis.call('HMGET', key, unpack(names))
 -- d[i] = missing ? 0 : min(max((tat - now) * q + frac, 0), l); violated: cost > quota or d + cost * e > l
-local debts = {}
+local reply = {1}
 local allowed = true
 for i = 1, n do
+  local at = (i - 1) * 5 + 3
   local debt = 0
   local state = stored[i]
   if state then
     local sep = string.find(state, ':', 1, true)
-    local tat, frac = tonumber(string.sub(state, 1, sep - 1)), tonumber(string.sub(state, sep + 1))
-    debt = math.min(math.max((tat - now) * q[i] + frac, 0), l[i])
+    debt = math.min(math.max(
+      (tonumber(string.sub(state, 1, sep - 1)) - now) * tonumber(ARGV[at + 1]) + tonumber(string.sub(state, sep + 1)),
+      0), tonumber(ARGV[at + 3]))
   end
-  debts[i] = debt
-  if cost > quota[i] or debt + cost * e[i] > l[i] then allowed = false end
+  reply[i + 1] = debt
+  if cost > tonumber(ARGV[at + 4]) or debt + cost * tonumber(ARGV[at + 2]) > tonumber(ARGV[at + 3]) then
+    allowed = false
+  end
+end
+if not allowed then
+  reply[1] = 0
+  return reply
 end
 -- Allowed and not free: charge every policy (all or none), then keep the key until paid.
-if allowed and cost > 0 then
+if cost > 0 then
   local fields = {}
   local ttl = 0
   for i = 1, n do
-    local debt = debts[i] + cost * e[i]
-    debts[i] = debt
-    local frac = math.fmod(debt, q[i])
-    local tat = now + (debt - frac) / q[i]
+    local at = (i - 1) * 5 + 3
+    local q = tonumber(ARGV[at + 1])
+    local debt = reply[i + 1] + cost * tonumber(ARGV[at + 2])
+    reply[i + 1] = debt
+    local frac = math.fmod(debt, q)
+    local tat = now + (debt - frac) / q
     fields[2 * i - 1] = names[i]
-    fields[2 * i] = string.format('%.0f', tat) .. ':' .. string.format('%.0f', frac)
+    fields[2 * i] = string.format('%.0f:%.0f', tat, frac)
     local paidAt = tat
     if frac > 0 then paidAt = tat + 1 end
     if paidAt - now > ttl then ttl = paidAt - now end
   end
   redis.call('HSET', key, unpack(fields))
-  if redis.call('PTTL', key) < ttl then
-    redis.call('PEXPIRE', key, string.format('%.0f', ttl))
+  -- Extend, never shorten (another limiter's policy on the key may be owed for longer): GT does
+  -- it in one call; it refuses a key without an expiry (a new one), which then gets its first.
+  local ttlText = string.format('%.0f', ttl)
+  if redis.call('PEXPIRE', key, ttlText, 'GT') == 0 and redis.call('PTTL', key) == -1 then
+    redis.call('PEXPIRE', key, ttlText)
   end
 end
-local reply = {'0'}
-if allowed then reply[1] = '1' end
-for i = 1, n do reply[i + 1] = string.format('%.0f', debts[i]) end
 return reply
 `)
 
