@@ -21,7 +21,10 @@ export default defineConfig({
       ...workspaces.map((dir) => ({
         extends: true,
         test: {
-          name: dir.slice(dir.indexOf('/') + 1),
+          // examples/express and packages/express would share a name: examples get a prefix.
+          name: dir.startsWith('examples/')
+            ? `example-${dir.slice(dir.indexOf('/') + 1)}`
+            : dir.slice(dir.indexOf('/') + 1),
           root: dir,
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'] },

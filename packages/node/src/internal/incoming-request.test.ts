@@ -1,0 +1,252 @@
+import { once } from 'node:events'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { request as httpRequest } from 'node:http'
+import { connect } from 'node:net'
+import { inspect } from 'node:util'
+import { afterEach, describe, expect, test } from 'vitest'
+import type { Listening } from '../../test/start.ts'
+import { listen } from '../../test/start.ts'
+import { FastRequest, installFastGlobals } from './globals.ts'
+import { IncomingRequest, NativeRequest } from './incoming-request.ts'
+
+installFastGlobals()
+
+/** A server that hands each request to `inspect` and answers what it returns (or 204). */
+async function capture(
+  check: (request: Request, req: IncomingMessage, res: ServerResponse) => Promise<unknown>,
+): Promise<Listening> {
+  return listen(async (req, res) => {
+    const url = `http://${req.headers.host}${req.url}`
+    const request = new IncomingRequest(req, res, req.method!, url, undefined) as unknown as Request
+    try {
+      const result = await check(request, req, res)
+      if (!res.headersSent) res.end(JSON.stringify(result ?? null))
+    } catch (error) {
+      res.statusCode = 500
+      res.end(String(error))
+    }
+  })
+}
+
+let running: Listening | undefined
+afterEach(async () => {
+  await running?.close()
+  running = undefined
+})
+
+describe('IncomingRequest behaves as the native Request', () => {
+  test('implements every member of Request.prototype itself', () => {
+    const own = Object.getOwnPropertyNames(IncomingRequest.prototype)
+    for (const name of Object.getOwnPropertyNames(NativeRequest.prototype)) {
+      // undici's prototype carries a stray `attribute: undefined` data property.
+      if (name !== 'attribute') expect(own, name).toContain(name)
+    }
+  })
+
+  test('every accessor answers what a native Request built from the same parts answers', async () => {
+    const names = Object.getOwnPropertyNames(NativeRequest.prototype).filter((name) => {
+      const descriptor = Object.getOwnPropertyDescriptor(NativeRequest.prototype, name)
+      return descriptor?.get !== undefined && !['body', 'headers', 'signal'].includes(name)
+    })
+    running = await capture(async (request) => {
+      const native = new NativeRequest(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: new ReadableStream(),
+        duplex: 'half',
+      } as RequestInit)
+      for (const name of names) {
+        expect((request as never)[name], name).toEqual((native as never)[name])
+      }
+      expect([...request.headers]).toEqual([...native.headers])
+      return names.length
+    })
+    const response = await fetch(`${running.url}/p?q=1`, { method: 'POST', body: 'x' })
+    expect(await response.json()).toBeGreaterThan(10)
+  })
+
+  test('keeps repeated header lines, joined as undici Headers joins them (Cookie with ; )', async () => {
+    running = await capture(async (request) => ({
+      dup: request.headers.get('x-dup'),
+      cookie: request.headers.get('cookie'),
+    }))
+    const { port } = new URL(running.url)
+    const socket = connect(Number(port), '127.0.0.1')
+    socket.end(
+      'GET / HTTP/1.1\r\nHost: x\r\nX-Dup: a\r\nX-Dup: b\r\nCookie: c=1\r\nCookie: d=2\r\n' +
+        'Connection: close\r\n\r\n',
+    )
+    let raw = ''
+    for await (const chunk of socket) raw += chunk
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({
+      dup: 'a, b',
+      cookie: 'c=1; d=2',
+    })
+  })
+
+  test('reads the body with every Body method', async () => {
+    running = await capture(async (request) => {
+      const copies = [0, 1, 2, 3].map(() => request.clone())
+      return {
+        text: await request.text(),
+        json: await copies[0]!.json(),
+        bytes: [...(await copies[1]!.bytes()).subarray(0, 3)],
+        blobType: (await copies[2]!.blob()).type,
+        arrayBuffer: (await copies[3]!.arrayBuffer()).byteLength,
+      }
+    })
+    const response = await fetch(running.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    })
+    expect(await response.json()).toEqual({
+      text: '{"a":1}',
+      json: { a: 1 },
+      bytes: [123, 34, 97],
+      blobType: 'application/json',
+      arrayBuffer: 7,
+    })
+  })
+
+  test('formData() parses a urlencoded body', async () => {
+    running = await capture(async (request) => Object.fromEntries(await request.formData()))
+    const response = await fetch(running.url, {
+      method: 'POST',
+      body: new URLSearchParams('a=1&b=two'),
+    })
+    expect(await response.json()).toEqual({ a: '1', b: 'two' })
+  })
+
+  test('a body reads once: bodyUsed, then TypeError, as natively', async () => {
+    running = await capture(async (request) => {
+      const before = request.bodyUsed
+      await request.text()
+      const after = request.bodyUsed
+      const again = await request
+        .text()
+        .catch((error: unknown) => (error as Error).constructor.name)
+      const clone = (() => {
+        try {
+          request.clone()
+          return 'cloned'
+        } catch (error) {
+          return (error as Error).constructor.name
+        }
+      })()
+      return { before, after, again, clone }
+    })
+    const response = await fetch(running.url, { method: 'PUT', body: 'once' })
+    expect(await response.json()).toEqual({
+      before: false,
+      after: true,
+      again: 'TypeError',
+      clone: 'TypeError',
+    })
+  })
+
+  test('GET and HEAD have no body', async () => {
+    running = await capture(async (request) => ({
+      body: request.body,
+      text: await request.text(),
+    }))
+    expect(await (await fetch(running.url)).json()).toEqual({ body: null, text: '' })
+  })
+
+  test('new Request(request, init) makes a native Request that takes the body over', async () => {
+    running = await capture(async (request) => {
+      expect(globalThis.Request).toBe(FastRequest)
+      const copy = new Request(request, { headers: { 'x-added': 'yes' } })
+      const replaced = new Request(request, { method: 'PUT', body: 'replacement' })
+      return {
+        nativeCopy: copy instanceof NativeRequest && !(copy instanceof IncomingRequest),
+        url: copy.url,
+        method: copy.method,
+        header: copy.headers.get('x-added'),
+        text: await copy.text(),
+        replaced: await replaced.text(),
+        originalUsed: request.bodyUsed,
+      }
+    })
+    const response = await fetch(`${running.url}/copy?x=1`, { method: 'POST', body: 'moved' })
+    expect(await response.json()).toEqual({
+      nativeCopy: true,
+      url: `${running.url}/copy?x=1`,
+      method: 'POST',
+      header: 'yes',
+      text: 'moved',
+      replaced: 'replacement',
+      originalUsed: true,
+    })
+  })
+
+  test('instanceof Request holds for it and for native requests', async () => {
+    running = await capture(async (request) => [
+      request instanceof Request,
+      new NativeRequest('http://x/') instanceof Request,
+      {} instanceof Request,
+      Request.name,
+    ])
+    expect(await (await fetch(running.url)).json()).toEqual([true, true, false, 'Request'])
+  })
+
+  test('inspects like a Request', async () => {
+    running = await capture(async (request) => inspect(request))
+    expect(await (await fetch(`${running.url}/seen`)).json()).toMatch(/^Request .*\/seen/s)
+  })
+
+  test('fetch(request) needs a native copy: pass new Request(request) (documented limit)', async () => {
+    running = await capture(async (request) => {
+      const direct = await fetch(request).then(
+        () => 'sent',
+        (error: unknown) => (error as Error).constructor.name,
+      )
+      return direct
+    })
+    expect(await (await fetch(running.url)).json()).toBe('TypeError')
+  })
+})
+
+describe('the AbortSignal', () => {
+  async function disconnectWhileWaiting(readSignalFirst: boolean) {
+    let settle!: (aborted: boolean) => void
+    const outcome = new Promise<boolean>((resolve) => {
+      settle = resolve
+    })
+    running = await capture(async (request, _req, res) => {
+      const early = readSignalFirst ? request.signal : undefined
+      await once(res, 'close')
+      const signal = early ?? request.signal
+      settle(signal.aborted)
+    })
+    const client = httpRequest(`${running.url}/wait`, { agent: false })
+    client.on('error', () => {})
+    client.end()
+    await once(client, 'socket')
+    await once(client, 'finish')
+    client.destroy()
+    return outcome
+  }
+
+  test('fires when the client disconnects before the response', async () => {
+    expect(await disconnectWhileWaiting(true)).toBe(true)
+  })
+
+  test('is already aborted when first read after the client disconnected', async () => {
+    expect(await disconnectWhileWaiting(false)).toBe(true)
+  })
+
+  test('does not fire when the response completes', async () => {
+    let signal: AbortSignal | undefined
+    running = await listen((req, res) => {
+      const request = new IncomingRequest(req, res, 'GET', 'http://x/', undefined)
+      signal = request.signal
+      res.end('done')
+    })
+    const response = await fetch(running.url)
+    expect(await response.text()).toBe('done')
+    await running.close()
+    running = undefined
+    expect(signal?.aborted).toBe(false)
+  })
+})

@@ -1,0 +1,376 @@
+import { once } from 'node:events'
+import { Agent, request as httpRequest } from 'node:http'
+import { connect } from 'node:net'
+import { problems } from '@api-blocks/problem-details'
+import { afterEach, describe, expect, test } from 'vitest'
+import type { Listening } from '../test/start.ts'
+import { listen } from '../test/start.ts'
+import type { NodeAdapterError } from './errors.ts'
+import type { Handler } from './handler.ts'
+import { NativeResponse } from './internal/fast-response.ts'
+import { NativeRequest } from './internal/incoming-request.ts'
+import type { NodeAdapterOptions } from './listener.ts'
+import { toNodeListener } from './listener.ts'
+
+const encoder = new TextEncoder()
+let running: Listening | undefined
+afterEach(async () => {
+  await running?.close()
+  running = undefined
+})
+
+async function serveWith(handler: Handler, options: NodeAdapterOptions = {}) {
+  const errors: unknown[] = []
+  running = await listen(
+    toNodeListener(handler, { onError: (error) => errors.push(error), ...options }),
+  )
+  return { url: running.url, errors }
+}
+
+/** Sends raw bytes and returns the whole answer (the server closes after it). */
+async function raw(url: string, text: string): Promise<string> {
+  const socket = connect(Number(new URL(url).port), '127.0.0.1')
+  socket.end(text)
+  let answer = ''
+  for await (const chunk of socket) answer += chunk
+  return answer
+}
+
+describe('toNodeListener: responses', () => {
+  test('HEAD cancels a streamed body and sends no bytes of it', async () => {
+    let cancelled!: () => void
+    const wasCancelled = new Promise<void>((resolve) => {
+      cancelled = resolve
+    })
+    const { url } = await serveWith(
+      async () =>
+        new Response(new ReadableStream({ pull: () => new Promise(() => {}), cancel: cancelled })),
+    )
+    const answer = await raw(url, 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    expect(answer.endsWith('\r\n\r\n')).toBe(true)
+    await wasCancelled
+  })
+
+  test('HEAD of a whole body states its length without sending it', async () => {
+    const { url } = await serveWith(async () => new Response('twelve bytes'))
+    const answer = await raw(url, 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    expect(answer).toMatch(/\r\ncontent-length: 12\r\n/i)
+    expect(answer.endsWith('\r\n\r\n')).toBe(true)
+  })
+
+  test('a native Response with a whole body goes out with Content-Length', async () => {
+    const { url } = await serveWith(async () => new NativeResponse('native ✓'))
+    const answer = await raw(url, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    expect(answer).toMatch(/\r\ncontent-length: 10\r\n/i)
+    expect(answer).not.toMatch(/transfer-encoding/i)
+  })
+
+  test('a stated Content-Length and a statusText are sent as given', async () => {
+    const { url } = await serveWith(
+      async () =>
+        new Response('abc', {
+          status: 202,
+          statusText: 'Queued',
+          headers: { 'content-length': '3' },
+        }),
+    )
+    const answer = await raw(url, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    expect(answer.startsWith('HTTP/1.1 202 Queued\r\n')).toBe(true)
+    expect(answer.match(/content-length/gi)).toHaveLength(1)
+  })
+
+  test('backpressure: a client that stops reading stops the producer', async () => {
+    const total = 256 * 1024 * 1024
+    let produced = 0
+    const { url } = await serveWith(async () => {
+      const chunk = new Uint8Array(64 * 1024)
+      return new Response(
+        new ReadableStream({
+          pull(controller) {
+            produced += chunk.byteLength
+            controller.enqueue(chunk)
+            if (produced >= total) controller.close()
+          },
+        }),
+      )
+    })
+    const client = httpRequest(url, { agent: false })
+    client.end()
+    const [response] = await once(client, 'response')
+    await once(response, 'data')
+    response.pause()
+    // Wait until the producer is held back: its count stops moving.
+    let last = -1
+    while (produced !== last) {
+      last = produced
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(produced).toBeLessThan(total / 8)
+    client.destroy()
+  })
+
+  test('a stream that fails after the first chunk cuts the connection', async () => {
+    let fail!: (error: Error) => void
+    const { url, errors } = await serveWith(
+      async () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(encoder.encode('partial'))
+              fail = (error) => controller.error(error)
+            },
+          }),
+        ),
+    )
+    const response = await fetch(url)
+    const reader = response.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('partial')
+    fail(new Error('disk on fire'))
+    await expect(reader.read()).rejects.toThrow()
+    expect((errors[0] as Error).message).toBe('disk on fire')
+    expect((await fetch(url)).status).toBe(200)
+  })
+
+  test('a stream that fails before its first chunk answers a 500 problem', async () => {
+    const { url, errors } = await serveWith(
+      async () =>
+        new Response(
+          new ReadableStream({
+            pull() {
+              throw new Error('no data today')
+            },
+          }),
+        ),
+    )
+    const response = await fetch(url)
+    expect(response.status).toBe(500)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    expect(await response.text()).not.toContain('no data today')
+    expect(errors).toHaveLength(1)
+  })
+
+  test('a chunk that is not a Uint8Array is an error (Fetch bodies are bytes)', async () => {
+    const { url, errors } = await serveWith(
+      async () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue('a string')
+              controller.close()
+            },
+          }),
+        ),
+    )
+    expect((await fetch(url)).status).toBe(500)
+    expect((errors[0] as NodeAdapterError).code).toBe('INVALID_BODY_CHUNK')
+  })
+
+  test('a header value node:http refuses answers a 500 problem', async () => {
+    const { url, errors } = await serveWith(async () => {
+      const headers = new Headers()
+      headers.set('x-odd', 'a\u0001b') // valid for Fetch, not for node:http
+      return new Response('x', { headers })
+    })
+    expect((await fetch(url)).status).toBe(500)
+    expect((errors[0] as { code: string }).code).toBe('ERR_INVALID_CHAR')
+  })
+
+  test('a Response sent twice fails the second time, as a native one would', async () => {
+    const shared = new Response('only once')
+    const { url, errors } = await serveWith(async () => shared)
+    expect(await (await fetch(url)).text()).toBe('only once')
+    expect((await fetch(url)).status).toBe(500)
+    expect((errors[0] as NodeAdapterError).code).toBe('RESPONSE_BODY_USED')
+  })
+})
+
+describe('toNodeListener: errors never crash the process', () => {
+  test('a handler that resolves to something else answers 500', async () => {
+    const { url, errors } = await serveWith((async () => ({ status: 200 })) as unknown as Handler)
+    expect((await fetch(url)).status).toBe(500)
+    expect((errors[0] as NodeAdapterError).code).toBe('NOT_A_RESPONSE')
+  })
+
+  test('a thrown ProblemError answers its own problem, with the request path as instance', async () => {
+    const { url } = await serveWith(async () => {
+      throw problems.conflict.error({ detail: 'Version 3 is stale.' })
+    })
+    const response = await fetch(`${url}/orders/7?x=1`)
+    expect(response.status).toBe(409)
+    expect(await response.json()).toMatchObject({
+      detail: 'Version 3 is stale.',
+      instance: '/orders/7',
+    })
+  })
+
+  test('an onError that throws changes nothing', async () => {
+    running = await listen(
+      toNodeListener(
+        async () => {
+          throw new Error('first')
+        },
+        {
+          onError: () => {
+            throw new Error('second')
+          },
+        },
+      ),
+    )
+    expect((await fetch(running.url)).status).toBe(500)
+    expect((await fetch(running.url)).status).toBe(500)
+  })
+
+  test('TRACE answers 400 (Fetch cannot represent it)', async () => {
+    const { url } = await serveWith(async () => new Response('never'))
+    const answer = await raw(url, 'TRACE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    expect(answer.startsWith('HTTP/1.1 400 ')).toBe(true)
+    expect(answer).toContain('application/problem+json')
+  })
+
+  test('a Host that is not an authority answers 400', async () => {
+    let called = false
+    const { url } = await serveWith(async () => {
+      called = true
+      return new Response('never')
+    })
+    const answer = await raw(
+      url,
+      'GET / HTTP/1.1\r\nHost: evil.example/x?\r\nConnection: close\r\n\r\n',
+    )
+    expect(answer.startsWith('HTTP/1.1 400 ')).toBe(true)
+    expect(called).toBe(false)
+  })
+
+  test('a handler still working when the client leaves finishes without harm', async () => {
+    let release!: () => void
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let finished!: (aborted: boolean) => void
+    const done = new Promise<boolean>((resolve) => {
+      finished = resolve
+    })
+    const { url } = await serveWith(async (request) => {
+      request.signal.addEventListener('abort', () => release())
+      await released
+      queueMicrotask(() => finished(request.signal.aborted))
+      return new Response('too late')
+    })
+    const client = httpRequest(url, { agent: false })
+    client.on('error', () => {})
+    client.end()
+    await once(client, 'finish')
+    client.destroy()
+    expect(await done).toBe(true)
+    expect((await fetch(url)).status).toBe(200)
+  })
+
+  test('a streamed Response for a client that already left is cancelled, not written', async () => {
+    let cancelled!: () => void
+    const wasCancelled = new Promise<void>((resolve) => {
+      cancelled = resolve
+    })
+    const { url } = await serveWith(async (request) => {
+      await new Promise((resolve) => request.signal.addEventListener('abort', resolve))
+      return new Response(
+        new ReadableStream({ pull: () => new Promise(() => {}), cancel: cancelled }),
+      )
+    })
+    const client = httpRequest(url, { agent: false })
+    client.on('error', () => {})
+    client.end()
+    await once(client, 'finish')
+    client.destroy()
+    await wasCancelled
+  })
+})
+
+describe('toNodeListener: request bodies', () => {
+  test('after the handler stops reading at its limit, the connection serves the next request', async () => {
+    const { url } = await serveWith(async (request) => {
+      const reader = request.body!.getReader()
+      await reader.read()
+      await reader.cancel()
+      return new Response('enough', { status: 413 })
+    })
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const post = (size: number) =>
+      new Promise<{ status: number; port: number }>((resolve, reject) => {
+        const client = httpRequest(url, { method: 'POST', agent }, (response) => {
+          response.resume()
+          response.on('end', () =>
+            resolve({ status: response.statusCode!, port: client.socket!.localPort! }),
+          )
+        })
+        client.on('error', reject)
+        client.end(Buffer.alloc(size, 1))
+      })
+    const first = await post(4 * 1024 * 1024)
+    const second = await post(10)
+    expect([first.status, second.status]).toEqual([413, 413])
+    expect(second.port).toBe(first.port)
+    agent.destroy()
+  })
+
+  test('a client that leaves mid-upload errors the body stream the handler reads', async () => {
+    let arrived!: () => void
+    const inHandler = new Promise<void>((resolve) => {
+      arrived = resolve
+    })
+    let outcome!: (result: string) => void
+    const seen = new Promise<string>((resolve) => {
+      outcome = resolve
+    })
+    const { url } = await serveWith(async (request) => {
+      arrived()
+      const result = await request.text().then(
+        () => 'complete',
+        (error: unknown) => (error as NodeAdapterError).code,
+      )
+      outcome(result)
+      return new Response(result)
+    })
+    const client = httpRequest(url, {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-length': '1000' },
+    })
+    client.on('error', () => {})
+    client.write(Buffer.alloc(10))
+    await inHandler
+    client.destroy()
+    expect(await seen).toBe('REQUEST_ABORTED')
+  })
+})
+
+describe('toNodeListener: lightweight objects', () => {
+  // undici's own getter works only on a Request undici constructed.
+  const nativeUrl = Object.getOwnPropertyDescriptor(NativeRequest.prototype, 'url')!.get!
+  const handler: Handler = async (request) => new Response(String(nativeUrl.call(request)))
+
+  test('lightweight: false hands the handler a Request undici built', async () => {
+    const { url } = await serveWith(handler, { lightweight: false })
+    expect(await (await fetch(`${url}/n`)).text()).toBe(`${url}/n`)
+  })
+
+  test('by default the handler gets the lazy Request instead', async () => {
+    const { url, errors } = await serveWith(handler)
+    expect((await fetch(`${url}/n`)).status).toBe(500)
+    expect(errors[0]).toBeInstanceOf(TypeError)
+  })
+})
+
+describe('toNodeListener: onError', () => {
+  test('hears about 5xx failures, not about the 4xx problems a handler means', async () => {
+    const { url, errors } = await serveWith(async (request) => {
+      if (request.url.endsWith('/missing')) throw problems.notFound.error()
+      if (request.url.endsWith('/down')) throw problems.serviceUnavailable.error()
+      throw new Error('bug')
+    })
+    expect((await fetch(`${url}/missing`)).status).toBe(404)
+    expect(errors).toHaveLength(0)
+    expect((await fetch(`${url}/down`)).status).toBe(503)
+    expect((await fetch(`${url}/bug`)).status).toBe(500)
+    expect(errors.map((error) => (error as Error).message)).toEqual([expect.any(String), 'bug'])
+  })
+})
