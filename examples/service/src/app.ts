@@ -42,6 +42,11 @@ export interface ServiceOptions {
   idempotencyStore?: IdempotencyStore
   /** The client's IP address, from the adapter (keys the rate limit when there is no principal). */
   clientAddress?: (request: Request) => string | undefined
+  /**
+   * Extra time POST /v1/orders takes, in milliseconds (default 0). A demonstration knob: with
+   * it, a second request with the same Idempotency-Key arrives while the first is in flight.
+   */
+  createLatencyMs?: number
   /** Receives every error answered as a 500, for logs. */
   onError?: (error: unknown, request: Request) => void
 }
@@ -79,6 +84,7 @@ export function createService(options: ServiceOptions = {}): Handler {
       maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
       cursors,
       page: { defaultLimit: 20, maxLimit: 100 },
+      createLatencyMs: options.createLatencyMs ?? 0,
       schedule: options.schedule ?? ((task) => setTimeout(task, 500).unref()),
     }),
   })

@@ -1,5 +1,6 @@
 // `npm start`: the reference service on node:http with embedded (in-memory) defaults.
-import { serve } from '@api-blocks/node'
+import { once } from 'node:events'
+import { clientAddressOf, serve } from '@api-blocks/node'
 import { createService } from './app.ts'
 import { openStores } from './stores.ts'
 
@@ -11,14 +12,18 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 const host = process.env['HOST'] ?? '127.0.0.1'
 const publicUrl = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`
 
+const createLatencyMs = Number(process.env['DEMO_LATENCY_MS'] ?? 0)
 const stores = await openStores(process.env)
 const service = createService({
   publicUrl,
   ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
   ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
+  clientAddress: clientAddressOf,
+  ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
   onError: (error) => console.error('unexpected error:', error),
 })
-const server = await serve(service, { port, hostname: host })
+const server = serve(service, { port, hostname: host })
+await once(server, 'listening')
 const base = publicUrl.replace(/:\d+$/, `:${(server.address() as { port: number }).port}`)
 
 console.log(`api-blocks reference service listening on ${base}
@@ -26,14 +31,14 @@ console.log(`api-blocks reference service listening on ${base}
   openapi:  ${base}/openapi.json
   storage:  ${stores.description}
 
-Try:
-  curl -i ${base}/v1/orders
-  curl -i -X POST ${base}/v1/orders -H 'content-type: application/json' \\
+Try (docs/service.md walks through every convention):
+  curl -i -X POST ${base}/v1/orders -H 'content-type: application/json' -H 'idempotency-key: k1' \\
        -d '{"customer":"Ada Lovelace","items":[{"sku":"BOOK-042","quantity":2}]}'
-  curl -i ${base}/v1/orders/ord_000001
-  curl -i -X PATCH ${base}/v1/orders/ord_000001 -H 'content-type: application/json' -d '{"note":"Gift wrap"}'
+  curl -i '${base}/v1/orders?limit=1'
+  curl -i ${base}/v1/orders/ord_000001 -H 'if-none-match: "1"'
+  curl -i -X PATCH ${base}/v1/orders/ord_000001 -H 'if-match: "1"' -H 'content-type: application/json' \\
+       -d '{"note":"Gift wrap"}'
   curl -i -X POST ${base}/v1/orders/ord_000001/cancel
-  curl -i -X OPTIONS ${base}/v1/orders -H 'origin: http://localhost:5173' -H 'access-control-request-method: POST'
   curl -i -X DELETE ${base}/v1/orders
 `)
 

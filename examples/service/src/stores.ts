@@ -66,7 +66,10 @@ export async function openStores(env: StoreEnvironment): Promise<SharedStores> {
     const prefix = env.REDIS_PREFIX ?? 'api-blocks:'
     stores.rateLimitStore = new RedisRateLimitStore({ client, prefix: `${prefix}rate-limit:` })
     if (!stores.idempotencyStore) {
-      stores.idempotencyStore = new RedisIdempotencyStore({ client, prefix: `${prefix}idempotency:` })
+      stores.idempotencyStore = new RedisIdempotencyStore({
+        client,
+        prefix: `${prefix}idempotency:`,
+      })
       parts.push('idempotency records in Redis')
     }
     parts.push('rate limits in Redis')

@@ -12,6 +12,7 @@
  * @module
  */
 
+export { clientAddressOf } from './client-address.ts'
 export type { NodeAdapterErrorCode } from './errors.ts'
 export { NodeAdapterError } from './errors.ts'
 export type { Handler } from './handler.ts'

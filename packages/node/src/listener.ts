@@ -5,8 +5,10 @@
  *
  * @module
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { errorToProblemResponse } from '@api-blocks/problem-details'
+import { recordClient } from './client-address.ts'
 import { NodeAdapterError } from './errors.ts'
 import type { Handler } from './handler.ts'
 import { NativeResponse } from './internal/fast-response.ts'
@@ -95,6 +97,7 @@ export async function handleNodeRequest(
   let response: Response
   try {
     request = createRequest(req, res, options)
+    recordClient(request, req)
     response = await handler(request)
     if (!(response instanceof NativeResponse)) {
       throw new NodeAdapterError('NOT_A_RESPONSE', 'The handler did not resolve to a Response.')

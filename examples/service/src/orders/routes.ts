@@ -30,6 +30,8 @@ export interface OrderRoutesOptions {
   cursors: CursorCodec
   /** Page size bounds of the list (SPEC.md §8 leaves them to the service). */
   page: { defaultLimit: number; maxLimit: number }
+  /** Extra time a create takes (a demonstration of in-flight idempotency keys). */
+  createLatencyMs: number
 }
 
 const STATUSES: readonly string[] = ['open', 'cancelling', 'cancelled']
@@ -86,7 +88,7 @@ function notFound(request: Request, what: string): Response {
 
 /** The handlers of `/v1/orders`, `/v1/orders/:id`, `/v1/orders/:id/cancel` and `/v1/operations/:id`. */
 export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodHandlers> {
-  const { store, maxBodyBytes, schedule, cursors: codec, page: bounds } = options
+  const { store, maxBodyBytes, schedule, cursors: codec, page: bounds, createLatencyMs } = options
   const read = { maxBytes: maxBodyBytes }
   const location = (order: Order) => `/v1/orders/${order.id}`
 
@@ -115,6 +117,8 @@ export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodH
       },
       POST: async (request) => {
         const input = await readJson(request, createOrderSchema, read)
+        if (createLatencyMs > 0)
+          await new Promise((resolve) => setTimeout(resolve, createLatencyMs))
         const order = store.create(input)
         return orderResponse(order, 201, { location: location(order) })
       },
