@@ -34,7 +34,8 @@ async function throughput(check: (key: string) => Promise<unknown>): Promise<num
   return CHECKS / ((performance.now() - started) / 1000)
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
 export default async function run(): Promise<void> {
   const url = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379'
@@ -70,10 +71,18 @@ export default async function run(): Promise<void> {
     const ourOps = median(results.ours)
     const theirOps = median(results.theirs)
     console.table([
-      { limiter: '@api-blocks/rate-limit + RedisRateLimitStore (1 EVALSHA)', 'checks/s': Math.round(ourOps) },
-      { limiter: 'rate-limiter-flexible RateLimiterRedis (1 EVAL)', 'checks/s': Math.round(theirOps) },
+      {
+        limiter: '@api-blocks/rate-limit + RedisRateLimitStore (1 EVALSHA)',
+        'checks/s': Math.round(ourOps),
+      },
+      {
+        limiter: 'rate-limiter-flexible RateLimiterRedis (1 EVAL)',
+        'checks/s': Math.round(theirOps),
+      },
     ])
-    console.log(`ratio ours/theirs: ${(ourOps / theirOps).toFixed(2)} (${CONCURRENCY} in flight, ${KEYS} keys)`)
+    console.log(
+      `ratio ours/theirs: ${(ourOps / theirOps).toFixed(2)} (${CONCURRENCY} in flight, ${KEYS} keys)`,
+    )
   } finally {
     const keys = await client.keys(`${prefix}*`)
     if (keys.length > 0) await client.del(keys)

@@ -13,12 +13,22 @@ const host = process.env['HOST'] ?? '127.0.0.1'
 const publicUrl = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`
 
 const createLatencyMs = Number(process.env['DEMO_LATENCY_MS'] ?? 0)
+// Per client: RATE_LIMIT_PER_SECOND (default 10) and RATE_LIMIT_PER_HOUR (default 1000).
+const rateLimits = [
+  { name: 'burst', quota: Number(process.env['RATE_LIMIT_PER_SECOND'] ?? 10), windowSeconds: 1 },
+  {
+    name: 'hourly',
+    quota: Number(process.env['RATE_LIMIT_PER_HOUR'] ?? 1000),
+    windowSeconds: 3600,
+  },
+]
 const stores = await openStores(process.env)
 const service = createService({
   publicUrl,
   ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
   ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
   clientAddress: clientAddressOf,
+  rateLimits,
   ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
   onError: (error) => console.error('unexpected error:', error),
 })

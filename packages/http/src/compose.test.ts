@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import type { Handler, Middleware } from './compose.ts'
 import { compose } from './compose.ts'
+import { contextKey, getContext, setContext } from './context.ts'
 
 const tag =
   (name: string, log: string[]): Middleware =>
@@ -53,6 +54,25 @@ describe('compose', () => {
     })
     await app(request)
     expect(seen).toBe(request)
+  })
+
+  test('a middleware that hands on another Request keeps the per-request context', async () => {
+    const key = contextKey<string>('test')
+    const rebody: Middleware = async (request, next) =>
+      next(new Request(request, { body: await request.text() }))
+    let seen: string | undefined
+    const app = compose(async (request, next) => {
+      setContext(request, key, 'kept')
+      return next(request)
+    }, rebody)(async (request) => {
+      seen = getContext(request, key)
+      return new Response(await request.text())
+    })
+    const response = await app(
+      new Request('https://api.example/', { method: 'POST', body: 'hello' }),
+    )
+    expect(seen).toBe('kept')
+    expect(await response.text()).toBe('hello')
   })
 
   test('non-functions are refused when composing', () => {

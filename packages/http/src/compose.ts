@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { copyContext } from './context.ts'
 
 /**
  * A Fetch handler: answers one request.
@@ -17,8 +18,9 @@ export type Handler = (request: Request) => Promise<Response>
 
 /**
  * Middleware: sees the request first, decides whether and how to call `next`, and may
- * change the response that comes back. Pass the same `Request` object to `next` so the
- * per-request context (see `getContext`) stays reachable.
+ * change the response that comes back. A middleware may hand `next` another `Request` (one
+ * that carries a body it read, or a rewritten URL): `compose()` copies the per-request context
+ * (see `getContext`) onto it.
  *
  * @example
  * ```ts
@@ -53,7 +55,13 @@ export function compose(...middleware: readonly Middleware[]): (handler: Handler
     if (typeof handler !== 'function')
       throw new TypeError('compose(): the handler is not a function')
     return middleware.reduceRight<Handler>(
-      (next, layer) => (request) => layer(request, next),
+      (next, layer) => (request) =>
+        layer(request, (forwarded) => {
+          // A layer that hands on another Request (one that read the body, one that rewrote
+          // the URL) keeps the per-request context: request id, error rendering, negotiation.
+          if (forwarded !== request) copyContext(request, forwarded)
+          return next(forwarded)
+        }),
       handler,
     )
   }

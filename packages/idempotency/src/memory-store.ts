@@ -82,7 +82,9 @@ function sizeOf(response: StoredResponse): number {
  *   past retention) is dropped on access and by an incremental sweep that visits two records
  *   per operation, so every record is looked at within one pass over the map, without timers.
  * - **Capacity**: at `maxRecords` or `maxBytes`, expired records are swept, then the oldest
- *   completed records are evicted (reported to `onEvict`): their retries would execute again.
+ *   completed records are evicted (reported to `onEvict`) until a sixteenth of the capacity is
+ *   free, so the sweep is paid once per many inserts: evicted records' retries would execute
+ *   again.
  *   Live claims and resumable records are never evicted; when only they remain, `claim`
  *   rejects, which the middleware answers with 503 (fail closed).
  *
@@ -162,8 +164,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (bytes > this.#maxBytes) {
       throw new RangeError(`A response of ${bytes} bytes is over maxBytes (${this.#maxBytes})`)
     }
-    // Room first, so that a failure leaves the record as it was.
-    this.#evictWhile(now, () => this.#bytes + bytes > this.#maxBytes)
+    // Room first, so that a failure leaves the record as it was; a sixteenth of the capacity
+    // at once, as #makeRoom does.
+    if (this.#bytes + bytes > this.#maxBytes) {
+      const target = this.#maxBytes - Math.floor(this.#maxBytes / 16)
+      this.#evictWhile(now, () => this.#bytes + bytes > target)
+    }
     if (this.#bytes + bytes > this.#maxBytes) {
       throw new RangeError(`MemoryIdempotencyStore is full: no room for ${bytes} bytes (maxBytes)`)
     }
@@ -241,9 +247,14 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  /** Before a new record: room for one more. */
+  /**
+   * Before a new record: room for one more. A full store frees a sixteenth of its capacity at
+   * once, so the scan for expired records is paid once per many inserts, not on each.
+   */
   #makeRoom(now: number): void {
-    this.#evictWhile(now, () => this.#entries.size >= this.#maxRecords)
+    if (this.#entries.size < this.#maxRecords) return
+    const target = this.#maxRecords - Math.max(1, Math.floor(this.#maxRecords / 16))
+    this.#evictWhile(now, () => this.#entries.size > target)
     if (this.#entries.size >= this.#maxRecords) {
       throw new RangeError(
         `MemoryIdempotencyStore is full: ${this.#entries.size} live claims (maxRecords)`,

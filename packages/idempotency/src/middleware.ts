@@ -17,7 +17,6 @@ import type { IdempotencyContext } from './context.ts'
 import { bindIdempotencyContext } from './context.ts'
 import { IdempotencyError } from './error.ts'
 import { computeFingerprint } from './fingerprint.ts'
-import { captureBody } from './internal/capture.ts'
 import { readBodyBounded } from './internal/read-body.ts'
 import { parseIdempotencyKey } from './key.ts'
 import type { IdempotencyEvent, IdempotencyOptions, ResolvedOptions } from './options.ts'
@@ -181,19 +180,7 @@ async function prepare(
   }
   const key = parseIdempotencyKey(field)
   const scope = await config.scope(request)
-  // The fingerprint reads a clone (a tee of the body), so the handler gets the very same
-  // Request object: context that other middleware keyed on it (request id, route parameters,
-  // error rendering) stays reachable.
-  let body: Uint8Array | null
-  try {
-    body = await readBodyBounded(
-      request.body === null ? request : request.clone(),
-      config.maxBodyBytes,
-    )
-  } catch (error) {
-    request.body?.cancel().catch(() => undefined)
-    throw error
-  }
+  const body = await readBodyBounded(request, config.maxBodyBytes)
   const fingerprint = await computeFingerprint(
     {
       method: request.method,
@@ -275,7 +262,12 @@ async function execute(
       }
     },
   }
-  const forwarded = request
+  // The body was read for the fingerprint: the handler gets a new Request with the same bytes.
+  // (@api-blocks/http's compose() carries the per-request context over to it.)
+  const forwarded =
+    prepared.body === null
+      ? request
+      : new Request(request, { body: prepared.body as Uint8Array<ArrayBuffer> })
   bindIdempotencyContext(forwarded, context)
   emit({ type: 'executed', storeKey, recoveryPoint })
 
@@ -296,12 +288,69 @@ async function execute(
     await complete({ status, headers, body: new Uint8Array(0) })
     return response
   }
-  const body = captureBody(response.body, {
-    maxBytes: config.maxStoredBytes,
-    onEnd: async (outcome) => {
-      if (outcome.kind === 'complete') await complete({ status, headers, body: outcome.body })
-      else await release(outcome.kind === 'too-large' ? 'too-large' : 'body-error')
-    },
+  // Read ahead, up to maxStoredBytes: a body that ends within the limit is stored before the
+  // client gets it, and sent as bytes (written in one go by adapters). One over the limit is
+  // not stored (the claim is released) and streams on to the client from what was read.
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let length = 0
+  for (;;) {
+    let result: ReadableStreamReadResult<Uint8Array>
+    try {
+      result = await reader.read()
+      if (!result.done && !(result.value instanceof Uint8Array)) {
+        throw new TypeError('A response body chunk is not a Uint8Array')
+      }
+    } catch (error) {
+      await release('body-error')
+      reader.cancel(error).catch(() => undefined)
+      throw error
+    }
+    if (result.done) break
+    chunks.push(result.value)
+    length += result.value.byteLength
+    if (length > config.maxStoredBytes) {
+      await release('too-large')
+      return new Response(resume(chunks, reader), {
+        status,
+        statusText: response.statusText,
+        headers: response.headers,
+      })
+    }
+  }
+  const body = concat(chunks, length)
+  await complete({ status, headers, body })
+  return new Response(body as Uint8Array<ArrayBuffer>, {
+    status,
+    statusText: response.statusText,
+    headers: response.headers,
   })
-  return new Response(body, { status, statusText: response.statusText, headers: response.headers })
+}
+
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0]
+  const out = new Uint8Array(length)
+  let at = 0
+  for (const chunk of chunks) {
+    out.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return out
+}
+
+/** The chunks already read, then the rest of the source. */
+function resume(
+  read: Uint8Array[],
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = read.shift()
+      if (next !== undefined) return controller.enqueue(next)
+      const { done, value } = await reader.read()
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
 }

@@ -16,10 +16,9 @@ describe('parseAcceptLanguage (RFC 9110 §12.5.4)', () => {
   })
 
   test('malformed members are skipped', () => {
-    expect(parseAcceptLanguage('en;q=2, de;q=abc, !!, fr-, *;q=0.1, it').map((r) => r.range)).toEqual([
-      'it',
-      '*',
-    ])
+    expect(
+      parseAcceptLanguage('en;q=2, de;q=abc, !!, fr-, *;q=0.1, it').map((r) => r.range),
+    ).toEqual(['it', '*'])
   })
 
   test('an oversized value is treated as absent', () => {

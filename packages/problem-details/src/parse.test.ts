@@ -70,7 +70,9 @@ describe('readProblem', () => {
   test('other media types, invalid JSON, invalid UTF-8 and oversized bodies are not problems', async () => {
     expect(await readProblem(json({}, 400, 'text/html'))).toBeUndefined()
     expect(
-      await readProblem(new Response('{nope', { headers: { 'content-type': 'application/problem+json' } })),
+      await readProblem(
+        new Response('{nope', { headers: { 'content-type': 'application/problem+json' } }),
+      ),
     ).toBeUndefined()
     expect(
       await readProblem(

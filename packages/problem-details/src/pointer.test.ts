@@ -37,7 +37,10 @@ describe('toJsonPointer (RFC 6901)', () => {
 })
 
 describe('zodIssuesToPointers', () => {
-  const schema = z.object({ age: z.number().int().positive(), profile: z.object({ color: z.enum(['green', 'red']) }) })
+  const schema = z.object({
+    age: z.number().int().positive(),
+    profile: z.object({ color: z.enum(['green', 'red']) }),
+  })
 
   test('one entry per issue, pointing at the member', () => {
     const result = schema.safeParse({ age: -1, profile: { color: 'blue' } })

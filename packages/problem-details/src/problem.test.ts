@@ -97,7 +97,12 @@ describe('defineProblem', () => {
 
   test('extensions cannot shadow standard members', () => {
     expect(() =>
-      defineProblem({ type: 'x', title: 'X', status: 400, extensions: z.object({ status: z.string() }) }),
+      defineProblem({
+        type: 'x',
+        title: 'X',
+        status: 400,
+        extensions: z.object({ status: z.string() }),
+      }),
     ).toThrow(/shadow/)
   })
 
@@ -143,13 +148,15 @@ describe('ProblemError', () => {
     class OtherError extends ProblemError {}
     const plain = new ProblemError({ type: 'about:blank', title: 'Bad', status: 400 })
     expect(plain instanceof OtherError).toBe(false)
-    expect(new OtherError({ type: 'about:blank', title: 'Bad', status: 400 }) instanceof OtherError).toBe(
-      true,
-    )
+    expect(
+      new OtherError({ type: 'about:blank', title: 'Bad', status: 400 }) instanceof OtherError,
+    ).toBe(true)
   })
 
   test('the message is the detail, else the title', () => {
     expect(new ProblemError({ type: 'a:b', title: 'T', status: 400 }).message).toBe('T')
-    expect(new ProblemError({ type: 'a:b', title: 'T', status: 400, detail: 'D' }).message).toBe('D')
+    expect(new ProblemError({ type: 'a:b', title: 'T', status: 400, detail: 'D' }).message).toBe(
+      'D',
+    )
   })
 })

@@ -82,7 +82,9 @@ describe('toProblemResponse', () => {
   })
 
   test('the IANA quota-exceeded type keeps its registered URI', () => {
-    const { body } = serializeProblem(problems.quotaExceeded.create({ 'violated-policies': ['day'] }))
+    const { body } = serializeProblem(
+      problems.quotaExceeded.create({ 'violated-policies': ['day'] }),
+    )
     expect(body.type).toBe('https://iana.org/assignments/http-problem-types#quota-exceeded')
     expect(body['violated-policies']).toEqual(['day'])
   })

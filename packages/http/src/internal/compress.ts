@@ -4,6 +4,7 @@ import type { Middleware } from '../compose.ts'
 import { mergeHeader, parseCacheControl } from '../headers/index.ts'
 import { negotiateEncoding } from '../negotiate/encoding.ts'
 import { parseMediaType } from '../negotiate/media-type.ts'
+import { withHeaders } from './response.ts'
 
 /** Makes one fresh encoding transform per response. */
 export type Encoder = () => ReadableWritablePair<Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>>
@@ -114,21 +115,19 @@ export function createCompress(
   return async (request, next) => {
     const response = await next(request)
     if (encodings.length === 0 || response.type === 'error' || !eligible(response)) return response
-    const headers = new Headers(response.headers)
-    // RFC 9110 §12.5.5: the choice depends on Accept-Encoding, whatever it turns out to be.
-    mergeHeader(headers, 'vary', 'Accept-Encoding')
     const coding =
       request.method === 'HEAD'
         ? undefined
         : negotiateEncoding(request.headers.get('accept-encoding'), encodings).choice
     const encoder = coding === undefined || coding === 'identity' ? undefined : encoders[coding]
     if (encoder === undefined || response.body === null) {
-      return new Response(response.body, {
-        status: response.status,
-        statusText: response.statusText,
-        headers,
-      })
+      // Sent as it is: only Vary changes, in place, so the body keeps its form (a string or
+      // bytes, which adapters write in one go, rather than a stream).
+      // RFC 9110 §12.5.5: the choice depends on Accept-Encoding, whatever it turns out to be.
+      return withHeaders(response, (headers) => mergeHeader(headers, 'vary', 'Accept-Encoding'))
     }
+    const headers = new Headers(response.headers)
+    mergeHeader(headers, 'vary', 'Accept-Encoding')
     headers.set('content-encoding', coding!)
     headers.delete('content-length')
     // Byte ranges of the compressed stream are not offered.

@@ -12,11 +12,23 @@
  * @module
  */
 import { FastResponse, NATIVE, NativeResponse } from './fast-response.ts'
-import { NativeRequest, unwrapIncomingRequest } from './incoming-request.ts'
+import { NativeRequest, rebodyRequest, unwrapIncomingRequest } from './incoming-request.ts'
+
+function onlyBody(init: RequestInit): boolean {
+  for (const key in init) if (key !== 'body' && key !== 'duplex') return false
+  return true
+}
 
 /** `Request`, unwrapping the lazy request of this package; otherwise exactly the native class. */
 export const FastRequest: typeof Request = class Request extends NativeRequest {
+  // biome-ignore lint/correctness/noUnreachableSuper: returning another object from a derived constructor is allowed; the lightweight copy stands in
   constructor(input: RequestInfo | URL, init?: RequestInit) {
+    // Only a new body (bytes) for the lazy request: stay lightweight (see rebodyRequest).
+    if (init !== undefined && init.body instanceof Uint8Array && onlyBody(init)) {
+      const rebodied = rebodyRequest(input, init.body)
+      // biome-ignore lint/correctness/noConstructorReturn: see above
+      if (rebodied !== undefined) return rebodied as unknown as Request
+    }
     // Fetch "new Request" step 43: the input's body moves over unless init brings its own.
     super(unwrapIncomingRequest(input, init?.body == null) ?? input, init)
   }

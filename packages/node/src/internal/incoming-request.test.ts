@@ -180,6 +180,41 @@ describe('IncomingRequest behaves as the native Request', () => {
     })
   })
 
+  test('new Request(request, { body: bytes }) stays lightweight, as a native copy would behave', async () => {
+    running = await capture(async (request) => {
+      request.headers.set('x-changed', 'before the copy')
+      const bytes = new Uint8Array(await request.arrayBuffer())
+      const copy = new Request(request, { body: bytes })
+      return {
+        lightweight: copy instanceof IncomingRequest,
+        isRequest: copy instanceof Request,
+        url: copy.url,
+        method: copy.method,
+        type: copy.headers.get('content-type'),
+        changed: copy.headers.get('x-changed'),
+        text: await copy.text(),
+        usedAfterRead: copy.bodyUsed,
+        aborted: copy.signal.aborted,
+      }
+    })
+    const response = await fetch(`${running.url}/rebody?x=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    })
+    expect(await response.json()).toEqual({
+      lightweight: true,
+      isRequest: true,
+      url: `${running.url}/rebody?x=1`,
+      method: 'POST',
+      type: 'application/json',
+      changed: 'before the copy',
+      text: '{"a":1}',
+      usedAfterRead: true,
+      aborted: false,
+    })
+  })
+
   test('instanceof Request holds for it and for native requests', async () => {
     running = await capture(async (request) => [
       request instanceof Request,

@@ -23,6 +23,7 @@ export const NativeRequest: typeof Request =
  */
 export type BodySource = Uint8Array | ReadableStream<Uint8Array> | undefined
 
+let rebodyIncomingRequest: (request: unknown, body: Uint8Array) => IncomingRequest | undefined
 let toNativeRequest: (request: unknown, withBody: boolean) => Request | undefined
 
 /** The lazily built Request of one node:http request. */
@@ -179,6 +180,19 @@ export class IncomingRequest {
   }
 
   static {
+    rebodyIncomingRequest = (request, body) => {
+      if (typeof request !== 'object' || request === null || !(#url in request)) return undefined
+      const copy = new IncomingRequest(
+        request.#req,
+        request.#res,
+        request.#method,
+        request.#url,
+        body,
+      )
+      // Headers already read (and perhaps changed) travel as a copy, as new Request() copies them.
+      if (request.#headers !== undefined) copy.#headers = new Headers(request.#headers)
+      return copy
+    }
     toNativeRequest = (request, withBody) => {
       if (typeof request !== 'object' || request === null || !(#url in request)) return undefined
       if (withBody && request.bodyUsed) {
@@ -192,6 +206,16 @@ export class IncomingRequest {
 }
 
 Object.setPrototypeOf(IncomingRequest.prototype, NativeRequest.prototype)
+
+/**
+ * `new Request(incomingRequest, { body: bytes })` without leaving the lightweight path: the same
+ * method, URL, headers and abort signal, the given bytes as the body. What middleware that read
+ * the body and hands it on (the idempotency block) builds on every request; the native detour
+ * would cost a full undici Request. `undefined` for anything but an {@link IncomingRequest}.
+ */
+export function rebodyRequest(request: unknown, body: Uint8Array): IncomingRequest | undefined {
+  return rebodyIncomingRequest(request, body)
+}
 
 /**
  * The native Request equivalent of an {@link IncomingRequest} (its body moves over unless

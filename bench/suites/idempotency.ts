@@ -1,0 +1,167 @@
+// Issue 4: requests per second to the reference service's POST /v1/orders without and with an
+// Idempotency-Key, on the memory store, Redis and PostgreSQL, and store round trips per request.
+//
+// Throughput: the service runs in a child process (`npm start`'s entry, with REDIS_URL /
+// DATABASE_URL as each row says and rate limits raised out of the way); autocannon drives it
+// from this process with 10 connections. "with key" sends a fresh key per request (every one a
+// first request: claim, run, complete); "replay" sends one key again and again (every one a
+// replay). Each request also pays the rest of the stack (rate limit, negotiation, CORS …), so
+// the ratio is the cost idempotency adds to a real endpoint. Targets: memory >= 80 %, Redis >= 60 %.
+//
+// Round trips: the same service in this process, its idempotency store wrapped to count calls
+// (each call of the memory, Redis and PostgreSQL stores is one round trip: one EVALSHA or one
+// SQL statement, as their own tests check). Targets: a first request <= 2, a replay 1.
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import type { IdempotencyStore } from '@api-blocks/idempotency'
+import { MemoryIdempotencyStore } from '@api-blocks/idempotency'
+import { createService } from '../../examples/service/src/app.ts'
+
+interface AutocannonResult {
+  requests: { average: number }
+  non2xx: number
+  errors: number
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+
+const DURATION_S = 4
+const body = JSON.stringify({ customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity: 2 }] })
+const main = fileURLToPath(new URL('../../examples/service/src/main.ts', import.meta.url))
+
+async function startService(env: Record<string, string>): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, ['--conditions=@api-blocks/source', main], {
+    env: {
+      ...process.env,
+      PORT: '0',
+      RATE_LIMIT_PER_SECOND: '100000000',
+      RATE_LIMIT_PER_HOUR: '100000000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let output = ''
+  child.stdout.setEncoding('utf8')
+  for await (const chunk of child.stdout) {
+    output += chunk
+    const match = /listening on (http:\/\/\S+)/.exec(output)
+    if (match) return { url: match[1] ?? '', stop: () => child.kill() }
+  }
+  throw new Error(`the service did not start:\n${output}`)
+}
+
+async function load(url: string, headers: () => Record<string, string>): Promise<number> {
+  const result = await autocannon({
+    url: `${url}/v1/orders`,
+    connections: 10,
+    duration: DURATION_S,
+    requests: [
+      {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request: { headers: Record<string, string> }) => {
+          request.headers = { ...request.headers, ...headers() }
+          return request
+        },
+      },
+    ],
+  })
+  if (result.errors > 0 || result.non2xx > 0) {
+    throw new Error(`unexpected answers: ${result.errors} errors, ${result.non2xx} non-2xx`)
+  }
+  return result.requests.average
+}
+
+async function throughput(label: string, env: Record<string, string>) {
+  const service = await startService(env)
+  try {
+    await load(service.url, () => ({})) // warm-up
+    const without = await load(service.url, () => ({}))
+    const first = await load(service.url, () => ({ 'idempotency-key': crypto.randomUUID() }))
+    // The first request with this key completes before the load, so every request replays
+    // (concurrent first requests would get the in-flight 409 instead).
+    const replayKey = crypto.randomUUID()
+    const seed = await fetch(`${service.url}/v1/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': replayKey },
+      body,
+    })
+    if (seed.status !== 201) throw new Error(`seeding the replay key answered ${seed.status}`)
+    await seed.arrayBuffer()
+    const replay = await load(service.url, () => ({ 'idempotency-key': replayKey }))
+    return {
+      store: label,
+      'no key req/s': Math.round(without),
+      'new key req/s': Math.round(first),
+      'replay req/s': Math.round(replay),
+      'new key / no key': `${Math.round((first / without) * 100)} %`,
+    }
+  } finally {
+    service.stop()
+  }
+}
+
+function counting(store: IdempotencyStore): { store: IdempotencyStore; calls: () => number } {
+  let calls = 0
+  const counted = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver)
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        calls += 1
+        return value.apply(target, args)
+      }
+    },
+  })
+  return { store: counted, calls: () => calls }
+}
+
+async function roundTrips() {
+  const { store, calls } = counting(new MemoryIdempotencyStore())
+  const service = createService({
+    idempotencyStore: store,
+    rateLimits: [{ name: 'x', quota: 1e9, windowSeconds: 1 }],
+  })
+  const post = (key: string) =>
+    service(
+      new Request('http://bench.test/v1/orders', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body,
+      }),
+    )
+  const before = calls()
+  for (let i = 0; i < 100; i += 1) await (await post(`first-${i}`)).arrayBuffer()
+  const afterFirst = calls()
+  for (let i = 0; i < 100; i += 1) await (await post('first-0')).arrayBuffer()
+  const afterReplay = calls()
+  return { first: (afterFirst - before) / 100, replay: (afterReplay - afterFirst) / 100 }
+}
+
+export default async function run(): Promise<void> {
+  const trips = await roundTrips()
+  console.log(
+    `store round trips per request: first ${trips.first} (claim + complete), replay ${trips.replay} (claim answers the stored response)`,
+  )
+  const rows = [await throughput('memory', {})]
+  const redis = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379'
+  const database = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
+  const prefix = `bench:${crypto.randomUUID()}:`
+  rows.push(await throughput('Redis', { REDIS_URL: redis, REDIS_PREFIX: prefix }))
+  const schema = `bench_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
+  rows.push(await throughput('PostgreSQL', { DATABASE_URL: database, DATABASE_SCHEMA: schema }))
+  console.table(rows)
+  console.log('(Redis: rate-limit state in Redis as well, one EVALSHA per request in every column)')
+  const pg = (await import('pg')).default
+  const admin = new pg.Pool({ connectionString: database })
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+  await admin.end()
+  const { createClient } = await import('redis')
+  const client = createClient({ url: redis })
+  await client.connect()
+  const keys = await client.keys(`${prefix}*`)
+  if (keys.length > 0) await client.del(keys)
+  await client.close()
+}
