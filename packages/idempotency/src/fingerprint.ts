@@ -19,7 +19,7 @@
  * @module
  */
 import { canonicalizeJsonText } from './canonical-json.ts'
-import { frame, sha256, toBase64url, toHex, utf8 } from './internal/encoding.ts'
+import { frame, sha256, sha256Base64url, toHex, utf8 } from './internal/encoding.ts'
 
 /**
  * How a fingerprint is written: lowercase hex (64 characters) or base64url (43 characters).
@@ -143,6 +143,6 @@ export async function computeFingerprint(
   for (const [name, value] of headers) parts.push(name, value === null ? '-' : `+${value}`)
   const body = canonicalBody(input.body, input.contentType)
   parts.push(body.kind, body.bytes)
-  const digest = await sha256(frame(parts))
-  return options.encoding === 'hex' ? toHex(digest) : toBase64url(digest)
+  const framed = frame(parts)
+  return options.encoding === 'hex' ? toHex(await sha256(framed)) : sha256Base64url(framed)
 }

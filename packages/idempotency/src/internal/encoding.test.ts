@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { expect, test } from 'vitest'
-import { sha256, toHex, webSha256 } from './encoding.ts'
+import { sha256, sha256Base64url, toBase64url, toHex, webSha256 } from './encoding.ts'
 
 // FIPS 180-4 examples (NIST CSRC "Example Algorithms", SHA-256): "abc" and the empty string.
 test.each([
@@ -15,6 +15,7 @@ test('the node:crypto fast path and Web Crypto agree on any input', async () => 
   await fc.assert(
     fc.asyncProperty(fc.uint8Array({ maxLength: 2048 }), async (bytes) => {
       expect(await sha256(bytes)).toEqual(await webSha256(bytes))
+      expect(await sha256Base64url(bytes)).toBe(toBase64url(await webSha256(bytes)))
     }),
     { interruptAfterTimeLimit: 2000 },
   )

@@ -68,8 +68,12 @@ export function frame(parts: readonly (string | Uint8Array)[]): Uint8Array {
   return out
 }
 
+interface NodeHash {
+  digest(): Uint8Array
+  digest(encoding: 'base64url'): string
+}
 interface NodeCrypto {
-  createHash(algorithm: 'sha256'): { update(data: Uint8Array): { digest(): Uint8Array } }
+  createHash(algorithm: 'sha256'): { update(data: Uint8Array): NodeHash }
 }
 
 // Node fast path: crypto.subtle.digest hops to the thread pool and back (about 25 µs a call on
@@ -92,6 +96,13 @@ export async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
   if (nodeCrypto !== undefined)
     return new Uint8Array(nodeCrypto.createHash('sha256').update(bytes).digest())
   return webSha256(bytes)
+}
+
+/** SHA-256 of `bytes` as base64url without padding (the fingerprint and store-key form). */
+export async function sha256Base64url(bytes: Uint8Array): Promise<string> {
+  if (nodeCrypto !== undefined)
+    return nodeCrypto.createHash('sha256').update(bytes).digest('base64url')
+  return toBase64url(await webSha256(bytes))
 }
 
 /** SHA-256 through Web Crypto (every runtime). */
