@@ -5,11 +5,14 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http'
+import { incomingMessageOf } from './internal/incoming-request.ts'
 
+// Only native requests (`lightweight: false`) need the map: a lightweight request holds its
+// IncomingMessage already, and a WeakMap entry per request costs the garbage collector.
 const addresses = new WeakMap<Request, IncomingMessage>()
 
 export function recordClient(request: Request, req: IncomingMessage): void {
-  addresses.set(request, req)
+  if (incomingMessageOf(request) === undefined) addresses.set(request, req)
 }
 
 /**
@@ -26,5 +29,5 @@ export function recordClient(request: Request, req: IncomingMessage): void {
  * ```
  */
 export function clientAddressOf(request: Request): string | undefined {
-  return addresses.get(request)?.socket?.remoteAddress
+  return (incomingMessageOf(request) ?? addresses.get(request))?.socket?.remoteAddress
 }

@@ -23,6 +23,7 @@ export const NativeRequest: typeof Request =
  */
 export type BodySource = Uint8Array | ReadableStream<Uint8Array> | undefined
 
+let incomingMessageOfRequest: (request: unknown) => IncomingMessage | undefined
 let rebodyIncomingRequest: (request: unknown, body: Uint8Array) => IncomingRequest | undefined
 let toNativeRequest: (request: unknown, withBody: boolean) => Request | undefined
 
@@ -180,6 +181,8 @@ export class IncomingRequest {
   }
 
   static {
+    incomingMessageOfRequest = (request) =>
+      typeof request === 'object' && request !== null && #req in request ? request.#req : undefined
     rebodyIncomingRequest = (request, body) => {
       if (typeof request !== 'object' || request === null || !(#url in request)) return undefined
       const copy = new IncomingRequest(
@@ -206,6 +209,11 @@ export class IncomingRequest {
 }
 
 Object.setPrototypeOf(IncomingRequest.prototype, NativeRequest.prototype)
+
+/** The IncomingMessage a lightweight request was made from; `undefined` for anything else. */
+export function incomingMessageOf(request: unknown): IncomingMessage | undefined {
+  return incomingMessageOfRequest(request)
+}
 
 /**
  * `new Request(incomingRequest, { body: bytes })` without leaving the lightweight path: the same
