@@ -1,6 +1,14 @@
 // The reference service: every block composed in front of the /v1/orders resource.
 import type { Handler } from '@api-blocks/http'
-import { compose, compress, cors, limits, negotiation, requestId } from '@api-blocks/http'
+import {
+  compose,
+  compress,
+  cors,
+  errorBoundary,
+  limits,
+  negotiation,
+  requestId,
+} from '@api-blocks/http'
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import { idempotency, MemoryIdempotencyStore } from '@api-blocks/idempotency'
 import type { CursorKey } from '@api-blocks/pagination'
@@ -131,5 +139,8 @@ export function createService(options: ServiceOptions = {}): Handler {
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.problemBase ? { problemBase: options.problemBase } : {}),
     }),
+    // Innermost: what handlers throw (a 422, a 412) becomes a Response here, so the layers
+    // above treat it as an answer: rate-limit headers on it, a deterministic 4xx stored.
+    errorBoundary(),
   )(routes)
 }

@@ -381,6 +381,8 @@ describe('conditional requests (SPEC.md §4.3 rules 7 and 9)', () => {
       })
       expect(response.status, method).toBe(428)
       expect(response.headers.get('content-type')).toBe('application/problem+json')
+      // Thrown by the handler, answered by errorBoundary() below the limiter: headers too.
+      expect(response.headers.get('ratelimit-limit')).toBeTruthy()
     }
   })
 
@@ -461,6 +463,15 @@ describe('Idempotency-Key (SPEC.md §4.3 rule 6)', () => {
     expect(await again.text()).toBe(firstBody)
     const list = await (await call('GET', '/v1/orders')).json()
     expect(list.data).toHaveLength(1)
+  })
+
+  test('a deterministic 4xx is stored too: the same invalid body replays its 422', async () => {
+    const invalid = { customer: 'Ada', items: [] }
+    const first = await post('key-422', invalid)
+    expect(first.status).toBe(422)
+    const again = await post('key-422', invalid)
+    expect(again.status).toBe(422)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
   })
 
   test('the same key with another body is 409', async () => {

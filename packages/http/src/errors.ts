@@ -9,6 +9,7 @@
  */
 import type { ProblemDetails, ProblemResponseOptions } from '@api-blocks/problem-details'
 import { errorToProblemResponse, toProblemResponse } from '@api-blocks/problem-details'
+import type { Middleware } from './compose.ts'
 import { getContext, requestIdOf } from './context.ts'
 import { errorBoundaryKey } from './internal/keys.ts'
 
@@ -64,4 +65,26 @@ export function errorResponse(error: unknown, request: Request, headers?: Header
     // A broken logger must not turn a problem answer into a crash.
   }
   return errorToProblemResponse(error, optionsFor(request, headers))
+}
+
+/**
+ * Answers what the layers below it throw, right where it stands: put it innermost (in front of
+ * the router) so that a thrown problem (a 422 from `readJson`, a 412) travels back up as a
+ * Response, and the layers above see it like any other answer: rate limits add their headers
+ * to it, the idempotency block stores a deterministic 4xx. Renders with the options of the
+ * `requestId()` boundary above it and reports to its `onError`.
+ *
+ * @example
+ * ```ts
+ * const app = compose(requestId(), rateLimit(limits), errorBoundary())(router)
+ * ```
+ */
+export function errorBoundary(): Middleware {
+  return async (request, next) => {
+    try {
+      return await next(request)
+    } catch (error) {
+      return errorResponse(error, request)
+    }
+  }
 }

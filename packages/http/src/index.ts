@@ -44,7 +44,7 @@ export {
   MAX_ORIGIN_LENGTH,
 } from './cors/index.ts'
 export type { ProblemRenderOptions } from './errors.ts'
-export { errorResponse, problemResponse } from './errors.ts'
+export { errorBoundary, errorResponse, problemResponse } from './errors.ts'
 export type { CacheDirective, MergedHeaderName } from './headers/index.ts'
 export {
   formatCacheControl,

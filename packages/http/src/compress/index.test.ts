@@ -118,7 +118,6 @@ describe('compress() (Web build)', () => {
       () => jsonResponse(big, { 'cache-control': 'max-age=60, no-transform' }),
     ],
     ['204', () => jsonResponse(big, {}, 204)],
-    ['304', () => jsonResponse(big, { etag: '"x"' }, 304)],
     ['206', () => jsonResponse(big, { 'content-range': 'bytes 0-9/100' }, 206)],
   ])(
     'MUST NOT transform, so skips, a response %s (no Content-Encoding, no Vary)',
@@ -130,6 +129,17 @@ describe('compress() (Web build)', () => {
       expect(result.headers.has('vary')).toBe(false)
     },
   )
+
+  test('MUST: a 304 is not transformed but carries the Vary the 200 would (RFC 9110 §15.4.5)', async () => {
+    const result = await call(
+      compress(),
+      () => new Response(null, { status: 304, headers: { etag: '"x"', vary: 'Origin' } }),
+      { 'accept-encoding': 'gzip' },
+    )
+    expect(result.status).toBe(304)
+    expect(result.headers.has('content-encoding')).toBe(false)
+    expect(result.headers.get('vary')).toBe('Origin, Accept-Encoding')
+  })
 
   test('HEAD is never compressed but carries the Vary a GET would', async () => {
     const response = await call(

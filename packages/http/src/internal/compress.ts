@@ -114,7 +114,13 @@ export function createCompress(
 
   return async (request, next) => {
     const response = await next(request)
-    if (encodings.length === 0 || response.type === 'error' || !eligible(response)) return response
+    if (encodings.length === 0 || response.type === 'error') return response
+    // RFC 9110 §15.4.5: a 304 carries the Vary the 200 would have carried, and that one
+    // depended on Accept-Encoding.
+    if (response.status === 304) {
+      return withHeaders(response, (headers) => mergeHeader(headers, 'vary', 'Accept-Encoding'))
+    }
+    if (!eligible(response)) return response
     const coding =
       request.method === 'HEAD'
         ? undefined

@@ -1,0 +1,44 @@
+import { problems } from '@api-blocks/problem-details'
+import { describe, expect, test } from 'vitest'
+import type { Middleware } from './compose.ts'
+import { compose } from './compose.ts'
+import { errorBoundary } from './errors.ts'
+import { requestId } from './request-id/index.ts'
+
+// A layer that decorates every response it sees, as a rate limiter does.
+const decorate: Middleware = async (request, next) => {
+  const response = await next(request)
+  response.headers.set('x-decorated', 'yes')
+  return response
+}
+
+describe('errorBoundary()', () => {
+  test('a thrown problem becomes a Response that the layers above can decorate', async () => {
+    const errors: unknown[] = []
+    const app = compose(
+      requestId({ generate: () => 'id-1', onError: (error) => errors.push(error) }),
+      decorate,
+      errorBoundary(),
+    )(async () => {
+      throw problems.validation.error({ errors: [{ detail: 'bad', pointer: '/a' }] })
+    })
+    const response = await app(new Request('https://api.example/v1/things', { method: 'POST' }))
+    expect(response.status).toBe(422)
+    expect(response.headers.get('x-decorated')).toBe('yes')
+    expect(response.headers.get('x-request-id')).toBe('id-1')
+    expect(errors).toHaveLength(1)
+  })
+
+  test('anything else becomes the 500 problem, without its message', async () => {
+    const app = compose(
+      decorate,
+      errorBoundary(),
+    )(async () => {
+      throw new Error('secret detail')
+    })
+    const response = await app(new Request('https://api.example/'))
+    expect(response.status).toBe(500)
+    expect(response.headers.get('x-decorated')).toBe('yes')
+    expect(await response.text()).not.toContain('secret detail')
+  })
+})
