@@ -60,7 +60,7 @@ export interface ServiceOptions {
 }
 
 /** Per client: a burst of 10 per second, and 1000 per hour. */
-export const DEFAULT_RATE_LIMITS: readonly RateLimitPolicy[] = [
+const DEFAULT_RATE_LIMITS: readonly RateLimitPolicy[] = [
   { name: 'burst', quota: 10, windowSeconds: 1 },
   { name: 'hourly', quota: 1000, windowSeconds: 3600 },
 ]

@@ -6,7 +6,7 @@ import { contextKey, getContext, methods, problemResponse, setContext } from '@a
 import { problems } from '@api-blocks/problem-details'
 
 /** Path parameters of a matched route, by name. */
-export type Params = Readonly<Record<string, string>>
+type Params = Readonly<Record<string, string>>
 
 const paramsKey = contextKey<Params>('route-params')
 

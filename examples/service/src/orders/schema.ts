@@ -21,7 +21,7 @@ const note = z.string().max(2000).nullable()
 const items = z.array(lineItem).min(1).max(100)
 
 /** An order as the API returns it. */
-export const orderSchema = z
+const orderSchema = z
   .object({
     id: z.string(),
     status: z.enum(['open', 'cancelling', 'cancelled']),
@@ -79,7 +79,7 @@ export const patchOrderSchema = z
   .register(registry, { id: 'PatchOrder', examples: [{ note: 'Leave at the door' }] })
 
 /** The operation resource a 202 points at. */
-export const operationSchema = z
+const operationSchema = z
   .object({
     id: z.string(),
     kind: z.literal('order.cancel'),

@@ -2,7 +2,7 @@
 // They never throw: a malformed member is reported as `undefined` and the caller skips it.
 
 // RFC 9110 §5.6.2: token = 1*tchar
-export const TOKEN: RegExp = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 // RFC 9110 §12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
 
