@@ -1,7 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { parseEntityTag } from './entity-tag.ts'
-import { etagFromBody, etagFromVersion, validatorHeaders, withValidators } from './validators.ts'
+import {
+  etagFromBody,
+  etagFromVersion,
+  hashToEtag,
+  validatorHeaders,
+  withValidators,
+} from './validators.ts'
 
 const budget = { interruptAfterTimeLimit: 2000 }
 // Well-formed text (no lone surrogates): ASCII-heavy, with some of the rest of Unicode.
@@ -146,5 +152,16 @@ describe('withValidators', () => {
     expect(response.headers.get('etag')).toBe('"3"')
     expect(response.headers.get('x-a')).toBe('1')
     expect(await response.text()).toBe('body')
+  })
+})
+
+describe('hashToEtag: the node:crypto fast path and Web Crypto agree', () => {
+  test('on any bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 4096 }), fc.boolean(), async (bytes, weak) => {
+        expect(await hashToEtag(bytes, { weak })).toBe(await hashToEtag(bytes, { weak, web: true }))
+      }),
+      { interruptAfterTimeLimit: 2000 },
+    )
   })
 })
