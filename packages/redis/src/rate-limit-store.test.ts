@@ -175,6 +175,37 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redi
     }
   })
 
+  test('the one-policy path agrees with gcraCheck too, at small and the largest magnitudes', async () => {
+    const store = newStore()
+    for (const [name, policies, start] of [
+      [
+        'big',
+        compilePolicies([{ name: 'big', quota: 868_687, windowSeconds: 2_592_000 }]),
+        2 ** 52,
+      ],
+      ['odd', compilePolicies([{ name: 'odd', quota: 7, windowSeconds: 3 }]), T0],
+    ] as const) {
+      let states: ReturnType<typeof gcraCheck>['states'] = []
+      let now = start
+      let seed = 11
+      for (let step = 0; step < 200; step++) {
+        seed = (seed * 48_271) % 2_147_483_647
+        now += seed % 5_000
+        const cost = seed % 4 === 0 ? (policies[0]?.quota ?? 1) : seed % 7
+        const check: GcraCheck = { key: `one-${name}`, policies, cost, now }
+        const expected = gcraCheck(states, check)
+        if (expected.changed) states = expected.states
+        const reply = await store.consume(check)
+        expect({ name, step, ...reply }).toEqual({
+          name,
+          step,
+          allowed: expected.allowed,
+          debts: expected.debts,
+        })
+      }
+    }
+  })
+
   test('a RESP2 client gets the same replies (node-redis 6 defaults to RESP3)', async () => {
     const resp2 = createClient({ ...clientOptions, RESP: 2 })
     resp2.on('error', () => {})
