@@ -97,14 +97,12 @@ export function createService(options: ServiceOptions = {}): Handler {
     }),
   })
 
-  // Who the caller is. No principal yet (bearer tokens come with the OAuth issue): an API key
-  // (hashed), else the client IP with IPv6 masked to /56. Rate limits and idempotency keys are
-  // both scoped by it, so one client can never replay another's stored response.
+  // Who the caller is. No principal yet (bearer tokens come with the OAuth issue), and an
+  // unverified API key must not count (a client could send a fresh one with every request to get
+  // a fresh quota): the client IP, with IPv6 masked to /56. Rate limits and idempotency keys are
+  // both scoped by it, so a client cannot replay another address's stored response.
   const clientOf = (request: Request) =>
-    rateLimitKey(request, {
-      apiKeyHeader: 'x-api-key',
-      clientIp: options.clientAddress ?? (() => undefined),
-    })
+    rateLimitKey(request, { clientIp: options.clientAddress ?? (() => undefined) })
   const limit = rateLimit({
     store: options.rateLimitStore ?? new MemoryRateLimitStore(),
     policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,

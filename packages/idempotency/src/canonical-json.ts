@@ -69,12 +69,22 @@ export function canonicalJson(value: JsonValue): string | undefined {
  */
 export function canonicalizeJsonText(text: string): string | undefined {
   let value: JsonValue
+  let exact = true
   try {
-    value = JSON.parse(text) as JsonValue
+    // A number is canonical only when its text is what JSON.stringify writes for the double it
+    // parses to: `9007199254740993` and `0.1000000000000000000001` are rounded by JSON.parse,
+    // and `1.0` or `1e2` are spelled differently. Such bodies have no canonical form here and
+    // are compared by their raw bytes, so two amounts that differ past double precision never
+    // share a fingerprint. (JSON.parse source text access; where a runtime lacks it, every
+    // body with a number is compared by its bytes.)
+    value = JSON.parse(text, (_key, parsed: unknown, context?: { source?: string }) => {
+      if (typeof parsed === 'number' && context?.source !== JSON.stringify(parsed)) exact = false
+      return parsed
+    }) as JsonValue
   } catch {
     return undefined
   }
-  return canonicalJson(value)
+  return exact ? canonicalJson(value) : undefined
 }
 
 function write(value: unknown, depth: number, out: string[]): boolean {

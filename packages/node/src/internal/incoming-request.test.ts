@@ -215,6 +215,27 @@ describe('IncomingRequest behaves as the native Request', () => {
     })
   })
 
+  test('new Request(request, { body: bytes }) copies the bytes, and refuses a body on GET, as native does', async () => {
+    running = await capture(async (request) => {
+      const bytes = new TextEncoder().encode('hello')
+      const copy = new Request(request, { body: bytes })
+      bytes.fill(65)
+      return await copy.text()
+    })
+    const posted = await fetch(`${running.url}/copy`, { method: 'POST', body: 'ignored' })
+    expect(await posted.json()).toBe('hello')
+    await running.close()
+    running = await capture(async (request) => {
+      try {
+        new Request(request, { body: new Uint8Array([1]) })
+        return 'accepted'
+      } catch (error) {
+        return (error as Error).name
+      }
+    })
+    expect(await (await fetch(`${running.url}/get`)).json()).toBe('TypeError')
+  })
+
   test('instanceof Request holds for it and for native requests', async () => {
     running = await capture(async (request) => [
       request instanceof Request,

@@ -185,12 +185,16 @@ export class IncomingRequest {
       typeof request === 'object' && request !== null && #req in request ? request.#req : undefined
     rebodyIncomingRequest = (request, body) => {
       if (typeof request !== 'object' || request === null || !(#url in request)) return undefined
+      // GET and HEAD cannot have a body: the native constructor throws the TypeError Fetch asks for.
+      if (hasNoBody(request.#method)) return undefined
+      // Fetch "extract a body": the bytes are copied, so later changes to the caller's array
+      // do not reach the request.
       const copy = new IncomingRequest(
         request.#req,
         request.#res,
         request.#method,
         request.#url,
-        body,
+        body.slice(),
       )
       // Headers already read (and perhaps changed) travel as a copy, as new Request() copies them.
       if (request.#headers !== undefined) copy.#headers = new Headers(request.#headers)
