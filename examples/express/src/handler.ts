@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { problems, toProblemResponse } from '@api-blocks/problem-details'
+import { readText } from '@api-blocks/http'
+import { problems } from '@api-blocks/problem-details'
 
 /** Where the handler is mounted; its routes are relative to it. */
 export const PREFIX = '/v1'
@@ -21,12 +22,8 @@ export async function handler(request: Request): Promise<Response> {
     case 'GET /notes':
       return Response.json({ notes })
     case 'POST /notes': {
-      const text = await readText(request, MAX_NOTE_BYTES)
-      if (text === undefined) {
-        return toProblemResponse(problems.payloadTooLarge.create({ max_bytes: MAX_NOTE_BYTES }), {
-          request,
-        })
-      }
+      // Over the limit: a thrown 413 payload-too-large problem.
+      const text = await readText(request, { maxBytes: MAX_NOTE_BYTES })
       notes.push(text)
       return Response.json({ id: notes.length, text }, { status: 201 })
     }
@@ -34,20 +31,4 @@ export async function handler(request: Request): Promise<Response> {
       // Thrown problems become application/problem+json responses in every adapter.
       throw problems.notFound.error({ detail: `Nothing answers ${route}.` })
   }
-}
-
-// Reads the body as UTF-8, giving up (undefined) past `limit` bytes.
-async function readText(request: Request, limit: number): Promise<string | undefined> {
-  const reader = request.body?.getReader()
-  const chunks: Uint8Array[] = []
-  let length = 0
-  for (let next = await reader?.read(); next && !next.done; next = await reader?.read()) {
-    length += next.value.byteLength
-    if (length > limit) {
-      await reader?.cancel()
-      return undefined
-    }
-    chunks.push(next.value)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks))
 }
