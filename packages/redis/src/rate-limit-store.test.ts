@@ -150,6 +150,22 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redi
     expect((await client.hGetAll(key))['burst']).toBe(`${T0 + 1000 + 333}:1`)
   })
 
+  test('a new one-policy field on a key another policy keeps alive: expiry extended, never shortened', async () => {
+    const store = newStore()
+    const key = `${store.prefix}shared`
+    const daily = compilePolicies([{ name: 'daily', quota: 1000, windowSeconds: 86_400 }])
+    const burst = compilePolicies([{ name: 'burst', quota: 3, windowSeconds: 1 }])
+    await store.consume({ key: 'shared', policies: daily, cost: 1, now: T0 })
+    const longer = await client.pExpireTime(key)
+    // burst is new on this key and owed for far less: the daily expiry stays.
+    await store.consume({ key: 'shared', policies: burst, cost: 1, now: T0 })
+    expect(await client.pExpireTime(key)).toBe(longer)
+    expect(Object.keys(await client.hGetAll(key)).sort()).toEqual(['burst', 'daily'])
+    // A brand-new key gets its first expiry from the one-policy path too.
+    await store.consume({ key: 'fresh', policies: burst, cost: 1, now: T0 })
+    expect(await client.pTTL(`${store.prefix}fresh`)).toBeGreaterThan(0)
+  })
+
   test('agrees with gcraCheck at the largest magnitudes (limitTicks near 2^51, times near 2^53)', async () => {
     const store = newStore()
     // 868,687 (a prime) per 30 days: gcd(2.592e9 ms, quota) = 1, so limitTicks = quota * 2.592e9,

@@ -21,8 +21,8 @@
  *
  * **Expiry.** An allowed check sets the key's `PEXPIRE` to the time until its last debt is
  * paid, relative to `now` (never the server's clock), unless the key already lives longer (a
- * policy of another limiter on the same key still carries debt): `PEXPIRE … GT`, one call in the
- * usual case.
+ * policy of another limiter on the same key still carries debt): `PEXPIRE … GT` on a key the
+ * check found state in, `PEXPIRE … NX` on a new one, one call in either usual case.
  *
  * @module
  */
@@ -34,7 +34,7 @@ import { luaScript } from './script.ts'
  * emissionTicks (e), limitTicks (l), quota. Replies `{allowed (1 or 0), d[1], …, d[k]}` as
  * integers: each policy's debt after the check, in ticks. Redis converts a Lua number to an
  * integer reply with a cast to a 64-bit integer, exact for these integer-valued doubles, which
- * saves formatting them as text. Needs Redis 7.0 or later (`PEXPIRE … GT`).
+ * saves formatting them as text. Needs Redis 7.0 or later (`PEXPIRE … GT` / `NX`).
  */
 export const CONSUME: LuaScript = luaScript(`
 local key = KEYS[1]
@@ -60,8 +60,15 @@ if n == 1 then
   local ttl = tat - now
   if frac > 0 then ttl = ttl + 1 end
   local ttlText = string.format('%.0f', ttl)
-  if redis.call('PEXPIRE', key, ttlText, 'GT') == 0 and redis.call('PTTL', key) == -1 then
-    redis.call('PEXPIRE', key, ttlText)
+  if state then
+    -- The key lives (this policy wrote it): extend, never shorten; GT refuses a key without
+    -- an expiry, which then gets its first.
+    if redis.call('PEXPIRE', key, ttlText, 'GT') == 0 and redis.call('PTTL', key) == -1 then
+      redis.call('PEXPIRE', key, ttlText)
+    end
+  elseif redis.call('PEXPIRE', key, ttlText, 'NX') == 0 then
+    -- A new field on a key another limiter's policy keeps alive: extend, never shorten.
+    redis.call('PEXPIRE', key, ttlText, 'GT')
   end
   return {1, debt}
 end
@@ -108,11 +115,18 @@ if cost > 0 then
     if paidAt - now > ttl then ttl = paidAt - now end
   end
   redis.call('HSET', key, unpack(fields))
-  -- Extend, never shorten (another limiter's policy on the key may be owed for longer): GT does
-  -- it in one call; it refuses a key without an expiry (a new one), which then gets its first.
+  -- Extend, never shorten (another limiter's policy on the key may be owed for longer). A key
+  -- this check found state in lives: GT, one call (it refuses a key without an expiry, which
+  -- then gets its first). Otherwise NX gives a new key its first expiry in one call.
   local ttlText = string.format('%.0f', ttl)
-  if redis.call('PEXPIRE', key, ttlText, 'GT') == 0 and redis.call('PTTL', key) == -1 then
-    redis.call('PEXPIRE', key, ttlText)
+  local found = false
+  for i = 1, n do if stored[i] then found = true end end
+  if found then
+    if redis.call('PEXPIRE', key, ttlText, 'GT') == 0 and redis.call('PTTL', key) == -1 then
+      redis.call('PEXPIRE', key, ttlText)
+    end
+  elseif redis.call('PEXPIRE', key, ttlText, 'NX') == 0 then
+    redis.call('PEXPIRE', key, ttlText, 'GT')
   end
 end
 return reply
