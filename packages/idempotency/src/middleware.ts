@@ -17,6 +17,7 @@ import type { IdempotencyContext } from './context.ts'
 import { bindIdempotencyContext } from './context.ts'
 import { IdempotencyError } from './error.ts'
 import { computeFingerprint } from './fingerprint.ts'
+import { concat } from './internal/encoding.ts'
 import { readBodyBounded } from './internal/read-body.ts'
 import { parseIdempotencyKey } from './key.ts'
 import type { IdempotencyEvent, IdempotencyOptions, ResolvedOptions } from './options.ts'
@@ -325,17 +326,6 @@ async function execute(
     statusText: response.statusText,
     headers: response.headers,
   })
-}
-
-function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0]
-  const out = new Uint8Array(length)
-  let at = 0
-  for (const chunk of chunks) {
-    out.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return out
 }
 
 /** The chunks already read, then the rest of the source. */

@@ -91,6 +91,15 @@ export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodH
   const { store, maxBodyBytes, schedule, cursors: codec, page: bounds, createLatencyMs } = options
   const read = { maxBytes: maxBodyBytes }
   const location = (order: Order) => `/v1/orders/${order.id}`
+  // A write to one order: 404 first (RFC 9110 §13.2.1), then the preconditions, then the body.
+  const write = async (
+    request: Request,
+    act: (current: Order) => Promise<Response>,
+  ): Promise<Response> => {
+    const current = store.get(paramOf(request, 'id'))
+    if (!current) return notFound(request, 'order')
+    return preconditions(request, current) ?? act(current)
+  }
 
   return {
     '/v1/orders': {
@@ -129,32 +138,21 @@ export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodH
         if (!order) return notFound(request, 'order')
         return preconditions(request, order) ?? orderResponse(order)
       },
-      PUT: async (request) => {
-        const current = store.get(paramOf(request, 'id'))
-        if (!current) return notFound(request, 'order')
-        const refused = preconditions(request, current)
-        if (refused) return refused
-        const input = await readJson(request, replaceOrderSchema, read)
-        const order = store.replace(current.id, input)
-        return order ? orderResponse(order) : notFound(request, 'order')
-      },
-      PATCH: async (request) => {
-        const current = store.get(paramOf(request, 'id'))
-        if (!current) return notFound(request, 'order')
-        const refused = preconditions(request, current)
-        if (refused) return refused
-        const input = await readJson(request, patchOrderSchema, read)
-        const order = store.patch(current.id, input)
-        return order ? orderResponse(order) : notFound(request, 'order')
-      },
-      DELETE: async (request) => {
-        const current = store.get(paramOf(request, 'id'))
-        if (!current) return notFound(request, 'order')
-        const refused = preconditions(request, current)
-        if (refused) return refused
-        store.delete(current.id)
-        return new Response(null, { status: 204 })
-      },
+      PUT: (request) =>
+        write(request, async (current) => {
+          const order = store.replace(current.id, await readJson(request, replaceOrderSchema, read))
+          return order ? orderResponse(order) : notFound(request, 'order')
+        }),
+      PATCH: (request) =>
+        write(request, async (current) => {
+          const order = store.patch(current.id, await readJson(request, patchOrderSchema, read))
+          return order ? orderResponse(order) : notFound(request, 'order')
+        }),
+      DELETE: (request) =>
+        write(request, async (current) => {
+          store.delete(current.id)
+          return new Response(null, { status: 204 })
+        }),
     },
     '/v1/orders/:id/cancel': {
       POST: async (request) => {

@@ -59,11 +59,17 @@ export function frame(parts: readonly (string | Uint8Array)[]): Uint8Array {
     chunks.push(prefix, bytes)
     length += prefix.length + bytes.length
   }
+  return concat(chunks, length)
+}
+
+/** The chunks as one array of `length` bytes (a single chunk is returned as it is). */
+export function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0]
   const out = new Uint8Array(length)
   let at = 0
   for (const chunk of chunks) {
     out.set(chunk, at)
-    at += chunk.length
+    at += chunk.byteLength
   }
   return out
 }

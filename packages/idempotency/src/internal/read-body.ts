@@ -5,6 +5,7 @@
  * @module
  */
 import { IdempotencyError } from '../error.ts'
+import { concat } from './encoding.ts'
 
 /**
  * The body of `request`, at most `maxBytes` long; `null` when the request has none.
@@ -47,18 +48,12 @@ export async function readBodyBounded(
     if (result.done) break
     length += result.value.byteLength
     if (length > maxBytes) {
-      // Not awaited: when the body is one branch of a tee (the middleware reads a clone), the
-      // cancel settles only once the other branch is cancelled too (Streams spec, ReadableStreamTee).
+      // Not awaited: the answer must not wait on the source (a teed body, for one, settles its
+      // cancel only once every branch is cancelled: Streams spec, ReadableStreamTee).
       reader.cancel().catch(() => undefined)
       throw tooLarge()
     }
     chunks.push(result.value)
   }
-  const body = new Uint8Array(length)
-  let at = 0
-  for (const chunk of chunks) {
-    body.set(chunk, at)
-    at += chunk.length
-  }
-  return body
+  return concat(chunks, length)
 }
