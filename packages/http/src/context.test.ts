@@ -31,6 +31,26 @@ describe('per-request context', () => {
     expect(getContext(rewritten, key)).toBe('u1')
   })
 
+  test('a frozen Request keeps its context too (kept aside, not on the object)', () => {
+    const key = contextKey<string>('user')
+    const frozen = Object.freeze(new Request('https://api.example/'))
+    setContext(frozen, key, 'u2')
+    expect(getContext(frozen, key)).toBe('u2')
+    const copy = new Request('https://api.example/copy')
+    copyContext(frozen, copy)
+    expect(getContext(copy, key)).toBe('u2')
+    const alsoFrozen = Object.freeze(new Request('https://api.example/other'))
+    copyContext(copy, alsoFrozen)
+    expect(getContext(alsoFrozen, key)).toBe('u2')
+  })
+
+  test('the values are invisible to string keys and JSON', () => {
+    const request = new Request('https://api.example/')
+    setContext(request, contextKey<string>('user'), 'u3')
+    expect(Object.keys(request)).toEqual([])
+    expect(JSON.stringify(request)).toBe('{}')
+  })
+
   test('requestIdOf is undefined without the requestId middleware', () => {
     expect(requestIdOf(new Request('https://api.example/'))).toBeUndefined()
   })

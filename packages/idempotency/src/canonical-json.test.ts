@@ -73,6 +73,18 @@ describe('canonicalJson', () => {
     expect(canonicalizeJsonText('{"b":1.5,"a":-2}')).toBe('{"a":-2,"b":1.5}')
   })
 
+  test('digits inside strings, escaped quotes included, are not numbers', () => {
+    expect(canonicalizeJsonText('{"b":"1.0","a":"x\\"1e2\\\\","c":[ -0.5 ,"-0"]}')).toBe(
+      '{"a":"x\\"1e2\\\\","b":"1.0","c":[-0.5,"-0"]}',
+    )
+    expect(canonicalizeJsonText('["\\u0031.0", 2.50]')).toBeUndefined()
+  })
+
+  test('a long string with many escapes is scanned without running out of stack', () => {
+    const long = JSON.stringify({ amount: 1, text: '\\"'.repeat(200_000) })
+    expect(canonicalizeJsonText(long)).toBe(long)
+  })
+
   test('text that is not JSON gives undefined', () => {
     for (const text of ['', '{', "{'a':1}", '[1,]', 'NaN', '\ufeff{}']) {
       expect(canonicalizeJsonText(text)).toBeUndefined()
@@ -128,6 +140,26 @@ describe('canonicalJson: properties', () => {
           }
         },
       ),
+      budget,
+    )
+  })
+
+  test('equals JSON.stringify of the value with the members of every object sorted', () => {
+    const sorted = (_key: string, value: unknown) =>
+      value === null || typeof value !== 'object' || Array.isArray(value)
+        ? value
+        : Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((name) => [name, (value as Record<string, unknown>)[name]]),
+          )
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: 'binary' }) as fc.Arbitrary<JsonValue>, (value) => {
+        const expected = JSON.stringify(value, sorted)
+        expect(canonicalJson(value)).toBe(expected)
+        // JSON.stringify spells every number canonically, so its text always has the form.
+        expect(canonicalizeJsonText(JSON.stringify(value))).toBe(expected)
+      }),
       budget,
     )
   })

@@ -53,9 +53,13 @@ export const MAX_CANONICAL_JSON_DEPTH = 512
  * ```
  */
 export function canonicalJson(value: JsonValue): string | undefined {
-  const out: string[] = []
-  return write(value, 0, out) ? out.join('') : undefined
+  return write(value, 0)
 }
+
+// In valid JSON text (JSON.parse accepted it), a string token or a number token: outside
+// strings, only numbers contain digits, and a number ends where a character of this class
+// stops (RFC 8259 §6: `-`, digits, `.`, `e`, `E`, `+`).
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9][0-9.eE+-]*/g
 
 /**
  * Parses `text` as JSON (RFC 8259) and returns its canonical text, or `undefined` when it is
@@ -69,63 +73,76 @@ export function canonicalJson(value: JsonValue): string | undefined {
  */
 export function canonicalizeJsonText(text: string): string | undefined {
   let value: JsonValue
-  let exact = true
   try {
-    // A number is canonical only when its text is what JSON.stringify writes for the double it
-    // parses to: `9007199254740993` and `0.1000000000000000000001` are rounded by JSON.parse,
-    // and `1.0` or `1e2` are spelled differently. Such bodies have no canonical form here and
-    // are compared by their raw bytes, so two amounts that differ past double precision never
-    // share a fingerprint. (JSON.parse source text access; where a runtime lacks it, every
-    // body with a number is compared by its bytes.)
-    value = JSON.parse(text, (_key, parsed: unknown, context?: { source?: string }) => {
-      if (typeof parsed === 'number' && context?.source !== JSON.stringify(parsed)) exact = false
-      return parsed
-    }) as JsonValue
+    value = JSON.parse(text) as JsonValue
   } catch {
     return undefined
   }
-  return exact ? canonicalJson(value) : undefined
+  // A number is canonical only when its text is what JSON.stringify writes for the double it
+  // parses to: `9007199254740993` and `0.1000000000000000000001` are rounded by JSON.parse,
+  // and `1.0`, `-0` or `1e2` are spelled differently. Such bodies have no canonical form here
+  // and are compared by their raw bytes, so two amounts that differ past double precision
+  // never share a fingerprint. (A scan of the number tokens: cheaper than a JSON.parse
+  // reviver, and it needs no source text access from the runtime.)
+  return exactNumbers(text) ? write(value, 0) : undefined
 }
 
-function write(value: unknown, depth: number, out: string[]): boolean {
+function exactNumbers(text: string): boolean {
+  TOKENS.lastIndex = 0
+  try {
+    for (let match = TOKENS.exec(text); match !== null; match = TOKENS.exec(text)) {
+      const token = match[0]
+      if (token.charCodeAt(0) !== 0x22 && JSON.stringify(Number(token)) !== token) return false
+    }
+  } catch {
+    // A regular-expression engine out of backtracking stack: compare the raw bytes instead.
+    return false
+  }
+  return true
+}
+
+// A string JSON.stringify writes as itself between quotes: printable, and no quote,
+// backslash or surrogate (well-formed JSON.stringify escapes lone surrogates; pairs go the
+// slow way too).
+const PLAIN = /^[\u0020\u0021\u0023-\u005b\u005d-\ud7ff\ue000-\uffff]*$/
+
+function quote(text: string): string {
+  return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text)
+}
+
+function write(value: unknown, depth: number): string | undefined {
   switch (typeof value) {
     case 'string':
+      return quote(value)
     case 'boolean':
-      out.push(JSON.stringify(value))
-      return true
+      return value ? 'true' : 'false'
     case 'number':
-      if (!Number.isFinite(value)) return false
-      out.push(JSON.stringify(value))
-      return true
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined
     case 'object': {
-      if (value === null) {
-        out.push('null')
-        return true
-      }
-      if (depth >= MAX_CANONICAL_JSON_DEPTH) return false
+      if (value === null) return 'null'
+      if (depth >= MAX_CANONICAL_JSON_DEPTH) return undefined
       if (Array.isArray(value)) {
-        out.push('[')
+        let out = '['
         for (let index = 0; index < value.length; index++) {
-          if (index > 0) out.push(',')
-          if (!write(value[index], depth + 1, out)) return false
+          const item = write(value[index], depth + 1)
+          if (item === undefined) return undefined
+          out += index > 0 ? `,${item}` : item
         }
-        out.push(']')
-        return true
+        return `${out}]`
       }
       const record = value as Record<string, unknown>
       // Default sort compares UTF-16 code units: RFC 8785 §3.2.3.
       const names = Object.keys(record).sort()
-      out.push('{')
+      let out = '{'
       for (let index = 0; index < names.length; index++) {
         const name = names[index] as string
-        if (index > 0) out.push(',')
-        out.push(JSON.stringify(name), ':')
-        if (!write(record[name], depth + 1, out)) return false
+        const member = write(record[name], depth + 1)
+        if (member === undefined) return undefined
+        out += `${index > 0 ? ',' : ''}${quote(name)}:${member}`
       }
-      out.push('}')
-      return true
+      return `${out}}`
     }
     default:
-      return false
+      return undefined
   }
 }

@@ -19,7 +19,7 @@
  * @module
  */
 import { canonicalizeJsonText } from './canonical-json.ts'
-import { frame, sha256, sha256Base64url, toHex, utf8 } from './internal/encoding.ts'
+import { sha256Frame, sha256FrameBase64url, toHex, utf8 } from './internal/encoding.ts'
 
 /**
  * How a fingerprint is written: lowercase hex (64 characters) or base64url (43 characters).
@@ -106,17 +106,25 @@ export function canonicalBody(
   body: Uint8Array,
   contentType: string | null | undefined,
 ): { kind: 'json' | 'raw'; bytes: Uint8Array } {
-  if (isJsonMediaType(contentType)) {
-    let text: string | undefined
-    try {
-      text = decoder.decode(body)
-    } catch {
-      text = undefined
-    }
-    const canonical = text === undefined ? undefined : canonicalizeJsonText(text)
-    if (canonical !== undefined) return { kind: 'json', bytes: utf8(canonical) }
+  const canonical = canonicalText(body, contentType)
+  return canonical === undefined
+    ? { kind: 'raw', bytes: body }
+    : { kind: 'json', bytes: utf8(canonical) }
+}
+
+// The canonical JSON text of a body, or undefined when it is hashed as raw bytes.
+function canonicalText(
+  body: Uint8Array,
+  contentType: string | null | undefined,
+): string | undefined {
+  if (!isJsonMediaType(contentType)) return undefined
+  let text: string
+  try {
+    text = decoder.decode(body)
+  } catch {
+    return undefined
   }
-  return { kind: 'raw', bytes: body }
+  return canonicalizeJsonText(text)
 }
 
 /**
@@ -141,8 +149,8 @@ export async function computeFingerprint(
   const parts: (string | Uint8Array)[] = [VERSION, input.method.toUpperCase(), input.route]
   parts.push(String(headers.length))
   for (const [name, value] of headers) parts.push(name, value === null ? '-' : `+${value}`)
-  const body = canonicalBody(input.body, input.contentType)
-  parts.push(body.kind, body.bytes)
-  const framed = frame(parts)
-  return options.encoding === 'hex' ? toHex(await sha256(framed)) : sha256Base64url(framed)
+  const canonical = canonicalText(input.body, input.contentType)
+  if (canonical === undefined) parts.push('raw', input.body)
+  else parts.push('json', canonical)
+  return options.encoding === 'hex' ? toHex(await sha256Frame(parts)) : sha256FrameBase64url(parts)
 }

@@ -561,6 +561,41 @@ describe('storage policy', () => {
     expect((await second.text()).endsWith('2')).toBe(true)
   })
 
+  test('a Response holding its body whole (the whole-body slot) is stored without reading its stream, and goes on untouched', async () => {
+    const { middleware, events } = setup({ maxStoredBytes: 64 })
+    // What @api-blocks/node's Response answers: the body it keeps, without consuming it.
+    const holding = (kept: string | Uint8Array | null): Response => {
+      const response = new Response('never read', { status: 201 })
+      Object.defineProperty(response, Symbol.for('api-blocks.response.whole-body'), {
+        get: () => kept,
+      })
+      Object.defineProperty(response, 'body', {
+        get: () => {
+          throw new Error('the stream must not be read')
+        },
+      })
+      return response
+    }
+    for (const [key, kept, text] of [
+      ['k-text', 'créé', 'créé'],
+      ['k-bytes', new TextEncoder().encode('bytes'), 'bytes'],
+      ['k-null', null, ''],
+    ] as const) {
+      const original = holding(kept)
+      expect(await middleware(post(key), async () => original)).toBe(original)
+      const replay = await middleware(post(key), async () => new Response('second run'))
+      expect(replay.headers.get('idempotent-replayed')).toBe('true')
+      expect(await replay.text()).toBe(text)
+    }
+    const large = holding('x'.repeat(65))
+    expect(await middleware(post('k-large'), async () => large)).toBe(large)
+    expect(events).toContainEqual({
+      type: 'released',
+      storeKey: expect.any(String),
+      reason: 'too-large',
+    })
+  })
+
   test('a body stream that fails: the error propagates (a 500 problem at the boundary), the claim is released', async () => {
     const { middleware, handler, events } = setup()
     const broken = new ReadableStream<Uint8Array>({

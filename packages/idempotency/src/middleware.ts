@@ -19,6 +19,7 @@ import { IdempotencyError } from './error.ts'
 import { computeFingerprint } from './fingerprint.ts'
 import { concat } from './internal/encoding.ts'
 import { readBodyBounded } from './internal/read-body.ts'
+import { wholeBody } from './internal/whole-body.ts'
 import { parseIdempotencyKey } from './key.ts'
 import type { IdempotencyEvent, IdempotencyOptions, ResolvedOptions } from './options.ts'
 import { resolveOptions } from './options.ts'
@@ -285,6 +286,14 @@ async function execute(
   }
   const status = response.status
   const headers = storableHeaders(response.headers, config.omitHeaders)
+  const whole = wholeBody(response)
+  if (whole !== undefined) {
+    // A body held in memory (see internal/whole-body.ts): stored without streaming it, and
+    // the response goes on untouched.
+    if (whole.byteLength > config.maxStoredBytes) await release('too-large')
+    else await complete({ status, headers, body: whole })
+    return response
+  }
   if (response.body === null) {
     await complete({ status, headers, body: new Uint8Array(0) })
     return response

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { frame, sha256Base64url } from './internal/encoding.ts'
+import { sha256FrameBase64url } from './internal/encoding.ts'
 
 const VERSION = 'api-blocks.idempotency.key.v1'
 
@@ -29,5 +29,5 @@ const VERSION = 'api-blocks.idempotency.key.v1'
  * ```
  */
 export async function deriveStoreKey(scope: string, key: string): Promise<string> {
-  return sha256Base64url(frame([VERSION, scope, key]))
+  return sha256FrameBase64url([VERSION, scope, key])
 }

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util'
 import { describe, expect, test } from 'vitest'
-import { FastResponse, NativeResponse, takeResponseParts } from './fast-response.ts'
+import { FastResponse, NativeResponse, takeResponseParts, WHOLE_BODY } from './fast-response.ts'
 
 const Fast = FastResponse as unknown as typeof Response
 
@@ -194,6 +194,28 @@ describe('FastResponse behaves as the native Response', () => {
     void response.body
     expect(takeResponseParts(response)).toBeUndefined()
     expect(takeResponseParts(new NativeResponse('x'))).toBeUndefined()
+  })
+
+  test('the whole-body slot answers a body held in memory without consuming it', async () => {
+    const whole = (response: Response) =>
+      (response as unknown as Record<symbol, unknown>)[WHOLE_BODY]
+    expect(WHOLE_BODY).toBe(Symbol.for('api-blocks.response.whole-body'))
+    const text = new Fast('kept')
+    expect(whole(text)).toBe('kept')
+    expect(text.bodyUsed).toBe(false)
+    expect(await text.text()).toBe('kept')
+    expect(whole(text)).toBeUndefined() // materialised and read
+    expect(whole(new Fast(bytes()))).toEqual(bytes())
+    expect(whole(new Fast(null))).toBeNull()
+    expect(whole(Fast.json({ a: 1 }))).toBe('{"a":1}')
+    expect(whole(new Fast(new Blob(['s']).stream()))).toBeUndefined()
+    const sent = new Fast('sent')
+    takeResponseParts(sent)
+    expect(whole(sent)).toBeUndefined()
+    const touched = new Fast('x')
+    void touched.body
+    expect(whole(touched)).toBeUndefined()
+    expect(whole(new NativeResponse('native'))).toBeUndefined()
   })
 
   test('inspects like a Response', () => {

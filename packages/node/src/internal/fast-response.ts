@@ -17,6 +17,15 @@ import { isDisturbed } from './disturbed.ts'
 import type { PlainHeaders } from './header-record.ts'
 import { plainHeaders } from './header-record.ts'
 
+/**
+ * The whole-body slot: on a Response whose body is held in memory as a string or bytes (never
+ * read, never turned into a stream), it answers that body, or `null` for no body, without
+ * consuming it; otherwise `undefined`. Middleware that needs the body whole (the idempotency
+ * middleware stores it for replays) reads it instead of streaming `body`, which would build
+ * the native Response and a ReadableStream. The bytes are shared: read them, never change them.
+ */
+export const WHOLE_BODY: unique symbol = Symbol.for('api-blocks.response.whole-body') as never
+
 /** Marks a global class installed by this package and points at the native one it wraps. */
 export const NATIVE: unique symbol = Symbol.for('api-blocks.node.native') as never
 
@@ -49,6 +58,7 @@ function isNullBodyStatus(status: number): boolean {
 }
 
 let takeParts: (response: unknown) => ResponseParts | undefined
+let wholeBodyOf: (response: FastResponse) => string | Uint8Array | null | undefined
 
 /**
  * A drop-in `Response`. Only the constructor, `Response.json` and the accessors run in this
@@ -265,6 +275,10 @@ export class FastResponse {
   }
 
   static {
+    wholeBodyOf = (response) => {
+      if (response.#native !== undefined || response.#used) return undefined
+      return response.#body instanceof ReadableStream ? undefined : response.#body
+    }
     takeParts = (response) => {
       if (typeof response !== 'object' || response === null || !(#native in response)) {
         return undefined
@@ -291,6 +305,11 @@ export class FastResponse {
 Object.setPrototypeOf(FastResponse.prototype, NativeResponse.prototype)
 Object.setPrototypeOf(FastResponse, NativeResponse)
 Object.defineProperty(FastResponse, NATIVE, { value: NativeResponse })
+Object.defineProperty(FastResponse.prototype, WHOLE_BODY, {
+  get(this: FastResponse) {
+    return wholeBodyOf(this)
+  },
+})
 
 /**
  * The kept parts of a {@link FastResponse} that was never materialised, marking its body as
