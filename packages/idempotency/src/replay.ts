@@ -56,6 +56,8 @@ export const NEVER_REPLAYED_HEADERS: readonly string[] = Object.freeze([
  */
 export const REPLAYED_HEADER = 'idempotent-replayed'
 
+const NEVER_REPLAYED: ReadonlySet<string> = new Set(NEVER_REPLAYED_HEADERS)
+
 // Fetch: a response with one of these statuses has a null body.
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
 
@@ -74,11 +76,19 @@ export function storableHeaders(
   headers: Headers,
   omit: readonly string[] = [],
 ): [name: string, value: string][] {
-  const skip = new Set([...NEVER_REPLAYED_HEADERS, ...omit.map((name) => name.toLowerCase())])
+  let skip: ReadonlySet<string> =
+    omit.length === 0
+      ? NEVER_REPLAYED
+      : new Set([...NEVER_REPLAYED, ...omit.map((name) => name.toLowerCase())])
   // RFC 9110 §7.6.1: the Connection field lists further hop-by-hop fields.
-  for (const name of (headers.get('connection') ?? '').split(',')) {
-    const trimmed = name.trim().toLowerCase()
-    if (trimmed) skip.add(trimmed)
+  const connection = headers.get('connection')
+  if (connection !== null) {
+    const named = new Set(skip)
+    for (const name of connection.split(',')) {
+      const trimmed = name.trim().toLowerCase()
+      if (trimmed) named.add(trimmed)
+    }
+    skip = named
   }
   const stored: [string, string][] = []
   for (const [name, value] of headers) if (!skip.has(name)) stored.push([name, value])

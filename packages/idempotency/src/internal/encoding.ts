@@ -109,6 +109,8 @@ interface NodeHash {
 }
 interface NodeCrypto {
   createHash(algorithm: 'sha256'): NodeHash
+  /** One-shot hashing (Node >= 21.7): no Hash object, about half the cost for short input. */
+  hash?(algorithm: 'sha256', data: string, outputEncoding: 'base64url'): string
 }
 
 // Node fast path: crypto.subtle.digest hops to the thread pool and back (about 25 µs a call on
@@ -144,6 +146,11 @@ export function sha256Frame(parts: readonly (string | Uint8Array)[]): Promise<Ui
 /** SHA-256 of `frame(parts)` as base64url without padding. */
 export function sha256FrameBase64url(parts: readonly (string | Uint8Array)[]): Promise<string> {
   if (nodeCrypto === undefined) return webSha256(frame(parts)).then(toBase64url)
+  if (nodeCrypto.hash !== undefined && parts.every((part) => typeof part === 'string')) {
+    let text = ''
+    for (const part of parts) text += `${utf8Length(part)}:${part}`
+    return Promise.resolve(nodeCrypto.hash('sha256', text, 'base64url'))
+  }
   return Promise.resolve(nodeHashFrame(nodeCrypto, parts).digest('base64url'))
 }
 
