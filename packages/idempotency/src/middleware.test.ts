@@ -566,7 +566,7 @@ describe('storage policy', () => {
     // What @api-blocks/node's Response answers: the body it keeps, without consuming it.
     const holding = (kept: string | Uint8Array | null): Response => {
       const response = new Response('never read', { status: 201 })
-      Object.defineProperty(response, Symbol.for('api-blocks.response.whole-body'), {
+      Object.defineProperty(response, Symbol.for('api-blocks.whole-body'), {
         get: () => kept,
       })
       Object.defineProperty(response, 'body', {

@@ -42,6 +42,32 @@ describe('readBody', () => {
     expect(await readBody(new Request(url))).toEqual(new Uint8Array(0))
   })
 
+  test('a body the Request holds in memory (whole-body slot) is taken with bytes(), not streamed', async () => {
+    // What @api-blocks/node's Request answers once a middleware or framework read the body.
+    const holding = (text: string) => {
+      const bytes = new TextEncoder().encode(text)
+      const request = post(text, { 'content-type': 'application/json' })
+      let streamed = false
+      const body = request.body
+      Object.defineProperty(request, Symbol.for('api-blocks.whole-body'), { get: () => bytes })
+      Object.defineProperty(request, 'body', {
+        get: () => {
+          streamed = true
+          return body
+        },
+      })
+      return { request, streamed: () => streamed }
+    }
+    const small = holding('{"a":1}')
+    expect(await readJson(small.request, z.object({ a: z.number() }))).toEqual({ a: 1 })
+    expect(small.streamed()).toBe(false)
+    const large = holding('x'.repeat(11))
+    expect(await problemOf(readBody(large.request, { maxBytes: 10 }))).toMatchObject({
+      status: 413,
+      max_bytes: 10,
+    })
+  })
+
   test('the default limit is 1 MiB', () => {
     expect(DEFAULT_MAX_BODY_BYTES).toBe(1_048_576)
   })

@@ -20,6 +20,14 @@ import type { ProblemPointer } from '@api-blocks/problem-details'
 import { problems, zodIssuesToPointers } from '@api-blocks/problem-details'
 import { matchesMediaType, parseMediaType } from '../negotiate/media-type.ts'
 
+/**
+ * The whole-body slot (`Symbol.for('api-blocks.whole-body')`): a Request that holds its body
+ * in memory, as `@api-blocks/node`'s does when a middleware or a framework already read it,
+ * answers the bytes there without consuming them; `readBody` then takes them with `bytes()`
+ * instead of reading a stream. Any other Request is read as a stream.
+ */
+const WHOLE_BODY = Symbol.for('api-blocks.whole-body')
+
 /** The default body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576
 
@@ -73,6 +81,15 @@ export async function readBody(
       await request.body?.cancel().catch(() => undefined)
       throw tooLarge(maxBytes)
     }
+  }
+  // A body the Request holds in memory (see WHOLE_BODY): taken whole, without a stream.
+  const whole: unknown = (request as { [WHOLE_BODY]?: unknown })[WHOLE_BODY]
+  if (whole instanceof Uint8Array) {
+    if (whole.byteLength > maxBytes) {
+      await request.body?.cancel().catch(() => undefined)
+      throw tooLarge(maxBytes)
+    }
+    return await request.bytes()
   }
   if (request.body === null) return new Uint8Array(0)
 

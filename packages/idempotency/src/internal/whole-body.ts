@@ -2,7 +2,7 @@
  * The body of a Response that holds it in memory, read without consuming it.
  *
  * A Response built by `@api-blocks/node` (its lightweight global `Response`) keeps a string or
- * byte body as given, and answers it through the `Symbol.for('api-blocks.response.whole-body')`
+ * byte body as given, and answers it through the `Symbol.for('api-blocks.whole-body')`
  * slot: the string or bytes, `null` for no body, or `undefined` once the body is a stream or
  * was read. Reading `response.body` instead would build the native Response and a
  * ReadableStream only to read the same bytes back (about 10 µs a response). Any other
@@ -12,7 +12,7 @@
  */
 import { utf8 } from './encoding.ts'
 
-const WHOLE_BODY = Symbol.for('api-blocks.response.whole-body')
+const WHOLE_BODY = Symbol.for('api-blocks.whole-body')
 const EMPTY = new Uint8Array(0)
 
 /** The body bytes when `response` holds them whole in memory; `undefined` otherwise. */

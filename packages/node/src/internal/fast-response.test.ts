@@ -199,7 +199,7 @@ describe('FastResponse behaves as the native Response', () => {
   test('the whole-body slot answers a body held in memory without consuming it', async () => {
     const whole = (response: Response) =>
       (response as unknown as Record<symbol, unknown>)[WHOLE_BODY]
-    expect(WHOLE_BODY).toBe(Symbol.for('api-blocks.response.whole-body'))
+    expect(WHOLE_BODY).toBe(Symbol.for('api-blocks.whole-body'))
     const text = new Fast('kept')
     expect(whole(text)).toBe('kept')
     expect(text.bodyUsed).toBe(false)

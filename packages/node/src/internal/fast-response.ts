@@ -18,13 +18,14 @@ import type { PlainHeaders } from './header-record.ts'
 import { plainHeaders } from './header-record.ts'
 
 /**
- * The whole-body slot: on a Response whose body is held in memory as a string or bytes (never
- * read, never turned into a stream), it answers that body, or `null` for no body, without
- * consuming it; otherwise `undefined`. Middleware that needs the body whole (the idempotency
- * middleware stores it for replays) reads it instead of streaming `body`, which would build
- * the native Response and a ReadableStream. The bytes are shared: read them, never change them.
+ * The whole-body slot: on a Response (or Request) whose body is held in memory as a string or
+ * bytes (never read, never turned into a stream), it answers that body, or `null` for no body,
+ * without consuming it; otherwise `undefined`. Middleware that needs the body whole (the
+ * idempotency middleware stores a response for replays; `readBody` of `@api-blocks/http` reads
+ * a request) uses it instead of streaming `body`, which would build a native object and a
+ * ReadableStream. The bytes are shared: read them, never change them.
  */
-export const WHOLE_BODY: unique symbol = Symbol.for('api-blocks.response.whole-body') as never
+export const WHOLE_BODY: unique symbol = Symbol.for('api-blocks.whole-body') as never
 
 /** Marks a global class installed by this package and points at the native one it wraps. */
 export const NATIVE: unique symbol = Symbol.for('api-blocks.node.native') as never

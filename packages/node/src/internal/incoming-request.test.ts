@@ -236,6 +236,79 @@ describe('IncomingRequest behaves as the native Request', () => {
     expect(await (await fetch(`${running.url}/get`)).json()).toBe('TypeError')
   })
 
+  test('a body held in memory is read whole without a stream, as a native Request reads it', async () => {
+    const WHOLE = Symbol.for('api-blocks.whole-body')
+    const samples = [
+      new TextEncoder().encode('\ufeff{"a":"é"}'), // a BOM, stripped by text() and json()
+      new Uint8Array([0x7b, 0xff, 0x7d]), // invalid UTF-8: text() replaces, json() rejects
+      new Uint8Array(0),
+    ]
+    running = await capture(async (request) => {
+      const results = []
+      for (const bytes of samples) {
+        for (const method of ['bytes', 'arrayBuffer', 'text', 'json'] as const) {
+          const copy = new Request(request, { body: bytes })
+          const native = new NativeRequest('http://x.test/', { method: 'POST', body: bytes })
+          const slot = (copy as unknown as Record<symbol, unknown>)[WHOLE]
+          const read = async (from: Request) => {
+            try {
+              const value: unknown = await from[method]()
+              return value instanceof ArrayBuffer ? [...new Uint8Array(value)] : value
+            } catch (error) {
+              return (error as Error).name
+            }
+          }
+          const ours = await read(copy)
+          results.push({
+            same: JSON.stringify(ours) === JSON.stringify(await read(native)),
+            slotBefore: slot instanceof Uint8Array,
+            slotAfter: (copy as unknown as Record<symbol, unknown>)[WHOLE],
+            used: copy.bodyUsed,
+            again: await copy.text().then(
+              () => 'read twice',
+              (error: Error) => error.name,
+            ),
+            stream: copy.body?.locked,
+          })
+        }
+      }
+      return results
+    })
+    const results = (await (
+      await fetch(`${running.url}/whole`, { method: 'POST', body: 'x' })
+    ).json()) as unknown[]
+    expect(results).toHaveLength(12)
+    for (const result of results) {
+      expect(result).toEqual({
+        same: true,
+        slotBefore: true,
+        slotAfter: undefined,
+        used: true,
+        again: 'TypeError',
+        stream: true,
+      })
+    }
+  })
+
+  test('the whole-body slot is empty once the body is a stream, and on GET', async () => {
+    const WHOLE = Symbol.for('api-blocks.whole-body')
+    running = await capture(async (request) => {
+      const copy = new Request(request, { body: new Uint8Array([1, 2]) })
+      void copy.body
+      return {
+        afterStream: (copy as unknown as Record<symbol, unknown>)[WHOLE] ?? 'none',
+        incoming: (request as unknown as Record<symbol, unknown>)[WHOLE] ?? 'none',
+        streamed: [...(await copy.bytes())],
+      }
+    })
+    const response = await fetch(`${running.url}/s`, { method: 'POST', body: 'y' })
+    expect(await response.json()).toEqual({
+      afterStream: 'none',
+      incoming: 'none',
+      streamed: [1, 2],
+    })
+  })
+
   test('instanceof Request holds for it and for native requests', async () => {
     running = await capture(async (request) => [
       request instanceof Request,

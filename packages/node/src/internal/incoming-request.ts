@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isDisturbed } from './disturbed.ts'
-import { NATIVE, NativeResponse } from './fast-response.ts'
+import { NATIVE, NativeResponse, WHOLE_BODY } from './fast-response.ts'
 import { incomingBody } from './incoming-body.ts'
 
 type Native<T> = T & { [NATIVE]?: T }
@@ -26,6 +26,9 @@ export type BodySource = Uint8Array | ReadableStream<Uint8Array> | undefined
 let incomingMessageOfRequest: (request: unknown) => IncomingMessage | undefined
 let rebodyIncomingRequest: (request: unknown, body: Uint8Array) => IncomingRequest | undefined
 let toNativeRequest: (request: unknown, withBody: boolean) => Request | undefined
+let wholeBodyOf: (request: IncomingRequest) => Uint8Array | undefined
+
+const utf8 = new TextDecoder()
 
 /** The lazily built Request of one node:http request. */
 export class IncomingRequest {
@@ -37,6 +40,8 @@ export class IncomingRequest {
   #headers: Headers | undefined
   #abort: AbortController | undefined
   #body: ReadableStream<Uint8Array> | null | undefined
+  /** The byte source was read whole by a body method, without a stream. */
+  #consumed = false
 
   constructor(
     req: IncomingMessage,
@@ -73,11 +78,14 @@ export class IncomingRequest {
   get body(): ReadableStream<Uint8Array> | null {
     if (this.#body === undefined) {
       this.#body = hasNoBody(this.#method) ? null : bodyStream(this.#req, this.#res, this.#source)
+      // Read whole already: the stream reads as used, as the native one would.
+      if (this.#consumed && this.#body !== null) void this.#body.getReader().read()
     }
     return this.#body
   }
 
   get bodyUsed(): boolean {
+    if (this.#consumed) return true
     const body = this.#body
     return body !== undefined && body !== null && isDisturbed(body)
   }
@@ -121,6 +129,8 @@ export class IncomingRequest {
   }
 
   arrayBuffer(): Promise<ArrayBuffer> {
+    const whole = this.#takeWhole()
+    if (whole !== undefined) return Promise.resolve(whole.slice().buffer)
     return this.#consume((body) => body.arrayBuffer())
   }
 
@@ -129,6 +139,8 @@ export class IncomingRequest {
   }
 
   bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    const whole = this.#takeWhole()
+    if (whole !== undefined) return Promise.resolve(whole.slice())
     return this.#consume((body) => body.bytes())
   }
 
@@ -137,11 +149,31 @@ export class IncomingRequest {
   }
 
   json(): Promise<unknown> {
+    const whole = this.#takeWhole()
+    if (whole !== undefined) {
+      try {
+        return Promise.resolve(JSON.parse(utf8.decode(whole)))
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
     return this.#consume((body) => body.json())
   }
 
   text(): Promise<string> {
+    const whole = this.#takeWhole()
+    if (whole !== undefined) return Promise.resolve(utf8.decode(whole))
     return this.#consume((body) => body.text())
+  }
+
+  // Bytes a framework or a middleware already read, taken whole without building a stream
+  // (Fetch "fully read body" gives the same bytes; text() decodes them as UTF-8 with the BOM
+  // removed and errors replaced, as TextDecoder does). Marks the body used.
+  #takeWhole(): Uint8Array<ArrayBuffer> | undefined {
+    const whole = wholeBodyOf(this)
+    if (whole === undefined) return undefined
+    this.#consumed = true
+    return whole as Uint8Array<ArrayBuffer>
   }
 
   // The Body mixin's readers, borrowed from a native Response over the same stream: same
@@ -181,6 +213,13 @@ export class IncomingRequest {
   }
 
   static {
+    wholeBodyOf = (request) =>
+      request.#source instanceof Uint8Array &&
+      request.#body === undefined &&
+      !request.#consumed &&
+      !hasNoBody(request.#method)
+        ? request.#source
+        : undefined
     incomingMessageOfRequest = (request) =>
       typeof request === 'object' && request !== null && #req in request ? request.#req : undefined
     rebodyIncomingRequest = (request, body) => {
@@ -213,6 +252,11 @@ export class IncomingRequest {
 }
 
 Object.setPrototypeOf(IncomingRequest.prototype, NativeRequest.prototype)
+Object.defineProperty(IncomingRequest.prototype, WHOLE_BODY, {
+  get(this: IncomingRequest) {
+    return wholeBodyOf(this)
+  },
+})
 
 /** The IncomingMessage a lightweight request was made from; `undefined` for anything else. */
 export function incomingMessageOf(request: unknown): IncomingMessage | undefined {
