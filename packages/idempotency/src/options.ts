@@ -236,12 +236,7 @@ export function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
     required: typeof required === 'boolean' ? () => required : required,
     methods: new Set((options.methods ?? ['POST']).map((method) => method.toUpperCase())),
     mismatchStatus: options.profile === 'ietf' ? 422 : undefined,
-    route:
-      options.route ??
-      ((request) => {
-        const url = new URL(request.url)
-        return url.pathname + url.search
-      }),
+    route: options.route ?? pathAndQuery,
     fingerprintHeaders: (options.fingerprintHeaders ?? []).map((name) => name.toLowerCase()),
     fingerprintEncoding: options.fingerprintEncoding ?? 'base64url',
     leaseMs: positive('leaseMs', options.leaseMs ?? 60_000),
@@ -270,4 +265,25 @@ export function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
       }
     },
   }
+}
+
+/**
+ * The path and query of a request's URL, as `url.pathname + url.search` gives them. A Request's
+ * URL is already serialised by the URL parser, so for http and https it is cut from the text
+ * (no second parse): everything from the first `/` after the host, up to a fragment.
+ */
+function pathAndQuery(request: Request): string {
+  const url = request.url
+  if (url.startsWith('http://') || url.startsWith('https://')) {
+    const path = url.indexOf('/', url.indexOf('//') + 2)
+    const hash = url.indexOf('#')
+    if (path !== -1 && (hash === -1 || hash > path)) {
+      const end = hash === -1 ? url.length : hash
+      // An empty query is no query (`search` is '' for `/?`); a path never holds a `?`.
+      const query = url.indexOf('?', path)
+      return url.slice(path, query === end - 1 ? query : end)
+    }
+  }
+  const parsed = new URL(url)
+  return parsed.pathname + parsed.search
 }
