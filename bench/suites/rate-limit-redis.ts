@@ -2,7 +2,13 @@
 // rate-limiter-flexible's RateLimiterRedis (one EVAL per consume, fixed window), on this
 // machine's Redis (REDIS_URL, default redis://127.0.0.1:6379), same client library (node-redis),
 // same keys and quota. Checks are round-trip bound, so each task keeps CONCURRENCY checks in
-// flight, as a server under load does, and the suite reports the median of ROUNDS rounds.
+// flight, as a server under load does.
+//
+// The machines are shared and Redis runs on the same cores, so throughput drifts between
+// seconds. Both limiters are warmed up twice, in turn (so the client library's code is compiled
+// for both command shapes before anything is timed); then each of ROUNDS rounds times the two
+// back to back, in alternating order, and the ratio reported is the median of the per-round
+// ratios: a pair shares the machine's state of the moment, which a ratio of medians does not.
 import { createRequire } from 'node:module'
 import { createRateLimiter } from '@api-blocks/rate-limit'
 import { RedisRateLimitStore } from '@api-blocks/redis'
@@ -19,7 +25,7 @@ const { RateLimiterRedis } = require('rate-limiter-flexible') as {
 const KEYS = 1000
 const CHECKS = 20_000
 const CONCURRENCY = 32
-const ROUNDS = 5
+const ROUNDS = 9
 
 async function throughput(check: (key: string) => Promise<unknown>): Promise<number> {
   let next = 0
@@ -61,12 +67,27 @@ export default async function run(): Promise<void> {
       duration: 60,
     })
     const swallow = (promise: Promise<unknown>) => promise.catch(() => undefined)
+    const checkOurs = (key: string) => ours.check(key)
+    const checkTheirs = (key: string) => swallow(theirs.consume(key))
     const results = { ours: [] as number[], theirs: [] as number[] }
-    await throughput((key) => ours.check(key)) // warm-up (loads the script)
-    await throughput((key) => swallow(theirs.consume(key)))
+    const ratios: number[] = []
+    for (let warmUp = 0; warmUp < 2; warmUp += 1) {
+      await throughput(checkOurs) // the first loads the script
+      await throughput(checkTheirs)
+    }
     for (let round = 0; round < ROUNDS; round += 1) {
-      results.ours.push(await throughput((key) => ours.check(key)))
-      results.theirs.push(await throughput((key) => swallow(theirs.consume(key))))
+      let ourOps: number
+      let theirOps: number
+      if (round % 2 === 0) {
+        ourOps = await throughput(checkOurs)
+        theirOps = await throughput(checkTheirs)
+      } else {
+        theirOps = await throughput(checkTheirs)
+        ourOps = await throughput(checkOurs)
+      }
+      results.ours.push(ourOps)
+      results.theirs.push(theirOps)
+      ratios.push(ourOps / theirOps)
     }
     const ourOps = median(results.ours)
     const theirOps = median(results.theirs)
@@ -80,8 +101,9 @@ export default async function run(): Promise<void> {
         'checks/s': Math.round(theirOps),
       },
     ])
+    const spread = [...ratios].sort((a, b) => a - b)
     console.log(
-      `ratio ours/theirs: ${(ourOps / theirOps).toFixed(2)} (${CONCURRENCY} in flight, ${KEYS} keys)`,
+      `ratio ours/theirs: ${median(ratios).toFixed(2)} (median of ${ROUNDS} paired rounds, ${spread[0]?.toFixed(2)} to ${spread.at(-1)?.toFixed(2)}; ${CONCURRENCY} in flight, ${KEYS} keys)`,
     )
   } finally {
     const keys = await client.keys(`${prefix}*`)

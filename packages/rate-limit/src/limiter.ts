@@ -78,6 +78,9 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     new RateLimitError('store_unavailable', 'The rate-limit store is unavailable.', {
       cause: error,
     })
+  const rejectStoreFailure = (error: unknown): never => {
+    throw storeFailed(error)
+  }
   const settle = (check: GcraCheck, reply: unknown): RateLimitResult => {
     if (!isReply(reply, policies.length)) {
       throw storeFailed(new TypeError('The rate-limit store answered a malformed reply'))
@@ -108,12 +111,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       }
       if (typeof (reply as Partial<PromiseLike<GcraReply>>).then === 'function') {
         // Any thenable (another realm's Promise, a client library's own promise type).
-        return Promise.resolve(reply).then(
-          (answer) => settle(check, answer),
-          (error: unknown) => {
-            throw storeFailed(error)
-          },
-        )
+        return Promise.resolve(reply).then((answer) => settle(check, answer), rejectStoreFailure)
       }
       // A store answering synchronously (the memory store): one promise per check, not three.
       try {

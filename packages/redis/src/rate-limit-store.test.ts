@@ -6,7 +6,7 @@ import {
   MAX_LIMIT_TICKS,
 } from '@api-blocks/rate-limit'
 import { runRateLimitStoreConformance } from '@api-blocks/rate-limit/testing'
-import { createClient } from 'redis'
+import { createClient, RESP_TYPES } from 'redis'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { commandsSentBy } from '../test/commands.ts'
 import { clientOptions, deletePrefix, redisUrl, serverSuite, testPrefix } from '../test/server.ts'
@@ -44,6 +44,37 @@ describe('RedisRateLimitStore without a server', () => {
         reason: 'unexpected_reply',
         operation: 'rate-limit.consume',
       })
+    }
+  })
+
+  test('a policy compilePolicies did not make (limitTicks is not quota * emissionTicks) is refused', async () => {
+    const [burst] = policies
+    const forged = { ...burst!, limitTicks: burst!.limitTicks + 1 }
+    const store = new RedisRateLimitStore({ client: answering(0) })
+    await expect(store.consume({ key: 'k', policies: [forged], cost: 1, now: T0 })).rejects.toThrow(
+      RangeError,
+    )
+  })
+
+  test('one policy: one integer reply, d when allowed and -1 - d when denied', async () => {
+    const [burst] = policies
+    const check: GcraCheck = { key: 'k', policies: [burst!], cost: 1, now: T0 }
+    const replies: [unknown, boolean, number][] = [
+      [0, true, 0],
+      [2000, true, 2000],
+      [-1, false, 0],
+      [-3001, false, 3000],
+      ['-3001', false, 3000],
+      [3000n, true, 3000],
+    ]
+    for (const [reply, allowed, debt] of replies) {
+      const store = new RedisRateLimitStore({ client: answering(reply) })
+      expect(await store.consume(check)).toEqual({ allowed, debts: [debt] })
+    }
+    for (const reply of [null, [1, 0], '1.5', 'yes', 2 ** 53, Number.NaN]) {
+      await expect(
+        new RedisRateLimitStore({ client: answering(reply) }).consume(check),
+      ).rejects.toMatchObject({ reason: 'unexpected_reply' })
     }
   })
 
@@ -94,6 +125,17 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redi
     client.destroy()
   })
 
+  // The stored states, each field as "<tat>:<frac>": 16 bytes, two little-endian doubles.
+  const storedStates = async (key: string) => {
+    const fields = await client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }).hGetAll(key)
+    const states: Record<string, string> = {}
+    for (const [name, value] of Object.entries(fields as Record<string, Buffer>)) {
+      expect(value).toHaveLength(16)
+      states[name] = `${value.readDoubleLE(0)}:${value.readDoubleLE(8)}`
+    }
+    return states
+  }
+
   runRateLimitStoreConformance('RedisRateLimitStore conformance', () => newStore(), {
     concurrency: 100,
     close: async (store) => {
@@ -132,7 +174,7 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redi
     const reply = await store.consume({ key: 'k', policies, cost: 2, now: T0 })
     const after = await serverTime()
     expect(reply).toEqual({ allowed: true, debts: [2000, 172_800] })
-    expect(await client.hGetAll(key)).toEqual({
+    expect(await storedStates(key)).toEqual({
       burst: `${T0 + 666}:2`,
       daily: `${T0 + 172_800}:0`,
     })
@@ -147,7 +189,7 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redi
     // A denied check writes nothing.
     const denied = await store.consume({ key: 'k', policies: burstOnly, cost: 4, now: T0 + 1000 })
     expect(denied.allowed).toBe(false)
-    expect((await client.hGetAll(key))['burst']).toBe(`${T0 + 1000 + 333}:1`)
+    expect((await storedStates(key))['burst']).toBe(`${T0 + 1000 + 333}:1`)
   })
 
   test('a new one-policy field on a key another policy keeps alive: expiry extended, never shortened', async () => {
@@ -236,6 +278,16 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redi
       expect(await store.consume({ key: 'k', policies, cost: 2, now: T0 })).toEqual({
         allowed: false,
         debts: [2000, 172_800],
+      })
+      // One policy: the one integer reply, negative when denied.
+      const burst = policies.slice(0, 1)
+      expect(await store.consume({ key: 'one', policies: burst, cost: 3, now: T0 })).toEqual({
+        allowed: true,
+        debts: [3000],
+      })
+      expect(await store.consume({ key: 'one', policies: burst, cost: 1, now: T0 })).toEqual({
+        allowed: false,
+        debts: [3000],
       })
     } finally {
       resp2.destroy()

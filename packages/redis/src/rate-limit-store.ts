@@ -5,11 +5,10 @@
  *
  * @module
  */
-import type { GcraCheck, GcraReply, RateLimitStore } from '@api-blocks/rate-limit'
+import type { GcraCheck, GcraPolicy, GcraReply, RateLimitStore } from '@api-blocks/rate-limit'
 import type { RedisScriptClient } from './client.ts'
 import { RedisStoreError } from './error.ts'
 import { CONSUME, RESET } from './internal/rate-limit-scripts.ts'
-import type { LuaScript } from './internal/script.ts'
 import { runScript } from './internal/script.ts'
 
 /**
@@ -33,11 +32,12 @@ export interface RedisRateLimitStoreOptions {
 }
 
 // An integer reply as a number: NaN for anything else (nil, text, an error), so a reply of
-// the wrong shape is refused rather than read as 0.
+// the wrong shape is refused rather than read as 0. Integer replies are numbers with RESP2 and
+// RESP3; a client that maps integers to strings or bigints still gives exact values.
 function integerReply(value: unknown): number {
   if (typeof value === 'number') return value + 0
   if (typeof value === 'bigint') return Number(value)
-  if (typeof value === 'string' && /^[0-9]{1,16}$/.test(value)) return Number(value)
+  if (typeof value === 'string' && /^-?[0-9]{1,16}$/.test(value)) return Number(value) + 0
   return Number.NaN
 }
 
@@ -48,6 +48,32 @@ function wholeNumber(value: number, name: string): string {
     throw new RangeError(`${name} must be a whole number >= 0, got ${value}`)
   }
   return String(value)
+}
+
+// The script's arguments after `now` and `cost`: four per policy (the script computes
+// `limitTicks` as `quota * emissionTicks`, as `compilePolicies` does, so a policy must be one it
+// compiled). A limiter passes the same compiled policies (frozen) to every check, so their text
+// is built once per array; an array that is not frozen, which its owner could change, is read
+// every time.
+const policyArguments = new WeakMap<readonly GcraPolicy[], readonly string[]>()
+
+function argumentsOf(policies: readonly GcraPolicy[]): readonly string[] {
+  const cached = policyArguments.get(policies)
+  if (cached !== undefined) return cached
+  const args: string[] = []
+  let frozen = Object.isFrozen(policies)
+  for (const policy of policies) {
+    const { name, ticksPerMs, emissionTicks, limitTicks, quota } = policy
+    if (limitTicks !== quota * emissionTicks) {
+      throw new RangeError(
+        `policy "${name}" is not compiled: limitTicks must be quota * emissionTicks`,
+      )
+    }
+    args.push(name, String(ticksPerMs), String(emissionTicks), String(quota))
+    frozen &&= Object.isFrozen(policy)
+  }
+  if (frozen) policyArguments.set(policies, args)
+  return args
 }
 
 /**
@@ -93,50 +119,76 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.prefix = prefix
   }
 
-  async consume(check: GcraCheck): Promise<GcraReply> {
-    const { key, policies, cost, now } = check
-    const args = [wholeNumber(now, 'now'), wholeNumber(cost, 'cost')]
-    for (const { name, ticksPerMs, emissionTicks, limitTicks, quota } of policies) {
-      args.push(name, String(ticksPerMs), String(emissionTicks), String(limitTicks), String(quota))
-    }
-    const reply = await this.#run('consume', CONSUME, key, args)
-    if (!Array.isArray(reply) || reply.length !== policies.length + 1) throw this.#unexpected()
-    const [allowed, ...rest] = reply as unknown[]
-    // Integer replies: numbers with RESP2 and RESP3 (a client that maps integers to strings or
-    // bigints still gives exact values through Number()).
-    const debts = rest.map(integerReply)
-    const flag = integerReply(allowed)
-    if (
-      (flag !== 1 && flag !== 0) ||
-      !debts.every((debt) => Number.isSafeInteger(debt) && debt >= 0)
-    ) {
-      throw this.#unexpected()
-    }
-    return { allowed: flag === 1, debts }
-  }
-
-  async reset(key: string): Promise<void> {
-    await this.#run('reset', RESET, key, [])
-  }
-
-  async #run(operation: string, script: LuaScript, key: string, args: string[]): Promise<unknown> {
+  consume(check: GcraCheck): Promise<GcraReply> {
     try {
-      return await runScript(this.client, script, [this.prefix + key], args)
-    } catch (cause) {
-      throw new RedisStoreError(
-        'command_failed',
-        `rate-limit.${operation}`,
-        `The Redis rate-limit store could not ${operation} a key.`,
-        { cause },
+      const { key, policies, cost, now } = check
+      const nowText = wholeNumber(now, 'now')
+      const costText = wholeNumber(cost, 'cost')
+      const rest = argumentsOf(policies)
+      const count = policies.length
+      const args =
+        count === 1
+          ? [nowText, costText, rest[0]!, rest[1]!, rest[2]!, rest[3]!]
+          : [nowText, costText, ...rest]
+      return runScript(this.client, CONSUME, [this.prefix + key], args).then(
+        count === 1 ? readOneReply : (reply) => readReplies(reply, count),
+        consumeFailed,
       )
+    } catch (error) {
+      // A check that is not one (a time or cost that is not a whole number) rejects, as the
+      // script's failures do.
+      return Promise.reject(error)
     }
   }
 
-  #unexpected(): RedisStoreError {
-    return new RedisStoreError(
-      'unexpected_reply',
-      'rate-limit.consume',
-      'The Redis rate-limit store read a reply of an unknown shape (consume).',
-    )
+  reset(key: string): Promise<void> {
+    return runScript(this.client, RESET, [this.prefix + key], []).then(() => undefined, resetFailed)
   }
+}
+
+function failed(operation: string, cause: unknown): RedisStoreError {
+  return new RedisStoreError(
+    'command_failed',
+    `rate-limit.${operation}`,
+    `The Redis rate-limit store could not ${operation} a key.`,
+    { cause },
+  )
+}
+
+function consumeFailed(cause: unknown): never {
+  throw failed('consume', cause)
+}
+
+function resetFailed(cause: unknown): never {
+  throw failed('reset', cause)
+}
+
+function unexpected(): RedisStoreError {
+  return new RedisStoreError(
+    'unexpected_reply',
+    'rate-limit.consume',
+    'The Redis rate-limit store read a reply of an unknown shape (consume).',
+  )
+}
+
+// The script's reply with one policy (see CONSUME): one integer, `d` when allowed and
+// `-1 - d` when denied.
+function readOneReply(reply: unknown): GcraReply {
+  const value = integerReply(reply)
+  if (!Number.isSafeInteger(value)) throw unexpected()
+  return value >= 0 ? { allowed: true, debts: [value] } : { allowed: false, debts: [-1 - value] }
+}
+
+// The script's reply with several policies: `[allowed (1 or 0), d1, …, dk]`.
+function readReplies(reply: unknown, count: number): GcraReply {
+  if (!Array.isArray(reply) || reply.length !== count + 1) throw unexpected()
+  const flag = integerReply(reply[0])
+  if (flag !== 1 && flag !== 0) throw unexpected()
+  const debts: number[] = new Array(count)
+  for (let i = 0; i < count; i++) {
+    const debt = integerReply(reply[i + 1])
+    if (!Number.isSafeInteger(debt) || debt < 0) throw unexpected()
+    debts[i] = debt
+  }
+  return { allowed: flag === 1, debts }
 }
