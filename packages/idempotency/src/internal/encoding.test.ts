@@ -2,8 +2,10 @@ import fc from 'fast-check'
 import { expect, test } from 'vitest'
 import {
   frame,
+  fromBase64,
   sha256Frame,
   sha256FrameBase64url,
+  toBase64,
   toBase64url,
   toHex,
   utf8Length,
@@ -43,4 +45,21 @@ test('hashing the frame of text and bytes equals hashing its bytes (node:crypto 
   )
   // The framing itself: each part is `<UTF-8 byte length>:<bytes>`.
   expect(new TextDecoder().decode(frame(['é', new Uint8Array([0x41]), '']))).toBe('2:é1:A0:')
+})
+
+test('base64 (the Buffer path on Node) is what btoa writes, and decodes back', () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(16), (bytes, offset) => {
+      // A view into a larger buffer: only its own bytes are encoded.
+      const view = new Uint8Array(offset + bytes.length)
+      view.set(bytes, offset)
+      const part = view.subarray(offset)
+      const text = toBase64(part)
+      expect(text).toBe(btoa(String.fromCharCode(...bytes)))
+      expect(fromBase64(text)).toEqual(bytes)
+    }),
+    { interruptAfterTimeLimit: 2000 },
+  )
+  expect(() => fromBase64('A===')).toThrow(TypeError)
+  expect(() => fromBase64('QQ')).toThrow(TypeError)
 })

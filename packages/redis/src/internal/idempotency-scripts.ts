@@ -63,8 +63,9 @@ elseif state == 'claimed' then
   end
 end
 if logical == nil then
-  -- Absent (or expired but not yet collected): a fresh live claim replaces whatever is there.
-  redis.call('DEL', key)
+  -- Absent (or expired but not yet collected): a fresh live claim replaces whatever is there
+  -- (a new key, the usual case, has nothing to delete).
+  if state then redis.call('DEL', key) end
   redis.call('HSET', key, 's', 'claimed', 'f', fingerprint, 'o', owner, 'l', lease)
   keep(key, tonumber(lease), now, grace)
   return {'claimed'}
@@ -85,9 +86,9 @@ return {'claimed', point}
 export const COMPLETE: LuaScript = luaScript(`${KEEP}
 local key = KEYS[1]
 local now, grace = tonumber(ARGV[2]), tonumber(ARGV[5])
-local r = redis.call('HMGET', key, 's', 'o', 'l')
+local r = redis.call('HMGET', key, 's', 'o', 'l', 'p')
 if r[1] ~= 'claimed' or r[2] ~= ARGV[1] or not (tonumber(r[3]) > now) then return '0' end
-redis.call('HDEL', key, 'p')
+if r[4] then redis.call('HDEL', key, 'p') end
 redis.call('HSET', key, 's', 'completed', 'e', ARGV[3], 'r', ARGV[4])
 keep(key, tonumber(ARGV[3]), now, grace)
 return '1'
