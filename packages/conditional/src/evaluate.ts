@@ -131,17 +131,53 @@ export function evaluatePreconditions(
   validators: Validators,
   options?: EvaluateOptions,
 ): PreconditionResult {
-  // RFC 9110 §13.2.1: a server MUST ignore the conditional header fields on a method that
-  // does not involve the selection or modification of a selected representation, such as
-  // CONNECT, OPTIONS or TRACE.
-  if (method === 'OPTIONS' || method === 'CONNECT' || method === 'TRACE') return PROCEED
+  // The usual requests, from a record, once the validator tag is known to be well formed
+  // (checked on its first use): no conditional field and no Range, so nothing to evaluate; or
+  // `If-None-Match: *` alone on an existing resource (a create-if-absent PUT, or a GET), which
+  // steps 1 to 3 answer at once. Absent fields are read directly, and this function stays
+  // small enough for the engine to inline into its caller; everything else is `evaluate`.
+  const declared = validators.etag
+  if (
+    !isGetter(headers) &&
+    headers['if-match'] === undefined &&
+    headers['if-unmodified-since'] === undefined &&
+    options?.requireIfMatch === undefined &&
+    (declared === lastDeclared || typeof declared !== 'string')
+  ) {
+    const ifNoneMatch = headers['if-none-match']
+    if (ifNoneMatch === undefined) {
+      if (headers['if-modified-since'] === undefined && headers['range'] === undefined) {
+        return PROCEED
+      }
+    } else if (ifNoneMatch === '*' && validators.exists !== false && !isIgnoring(method)) {
+      return method === 'GET' || method === 'HEAD' ? NOT_MODIFIED_ETAG : IF_NONE_MATCH_EXISTS
+    }
+  }
+  return evaluate(method, headers, validators, options)
+}
 
-  const exists = validators.exists !== false
-  const isGetOrHead = method === 'GET' || method === 'HEAD'
+// RFC 9110 §13.2.1: a server MUST ignore the conditional header fields on a method that does
+// not involve the selection or modification of a selected representation, such as CONNECT,
+// OPTIONS or TRACE.
+function isIgnoring(method: string): boolean {
+  return method === 'OPTIONS' || method === 'CONNECT' || method === 'TRACE'
+}
+
+function evaluate(
+  method: string,
+  headers: HeaderSource,
+  validators: Validators,
+  options: EvaluateOptions | undefined,
+): PreconditionResult {
+  if (isIgnoring(method)) return PROCEED
+
   // Fields are read with literal names so the engine caches each lookup; `getter` is a
   // Fetch Headers (or anything with get), `record` a Node-style record.
   const getter = isGetter(headers) ? headers : undefined
   const record = getter === undefined ? (headers as HeaderRecord) : undefined
+  const declared = validators.etag
+  const exists = validators.exists !== false
+  const isGetOrHead = method === 'GET' || method === 'HEAD'
 
   // The current tag, located in place (no substring): `tagSource` is undefined when the
   // resource has no tag or no current representation. Checked even when no field needs it,
@@ -150,7 +186,6 @@ export function evaluatePreconditions(
   let tagStart = 0
   let tagEnd = 0
   let tagWeak = false
-  const declared = validators.etag
   if (typeof declared === 'string') {
     if (declared !== lastDeclared) {
       lastDeclared = undefined
