@@ -164,4 +164,15 @@ describe('hashToEtag: the node:crypto fast path and Web Crypto agree', () => {
       { interruptAfterTimeLimit: 2000 },
     )
   })
+
+  test('on any text, hashed as its UTF-8 (lone surrogates as U+FFFD, as TextEncoder writes them)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 256 }), async (text) => {
+        const bytes = new TextEncoder().encode(text)
+        expect(await hashToEtag(text)).toBe(await hashToEtag(bytes, { web: true }))
+        expect(await etagFromBody(text)).toBe(await hashToEtag(bytes))
+      }),
+      { interruptAfterTimeLimit: 2000 },
+    )
+  })
 })

@@ -94,20 +94,25 @@ function base64url(bytes: Uint8Array): string {
  * await etagFromBody(response.clone().body, { weak: true })
  * ```
  */
-export async function etagFromBody(body: BodyInit | null, options?: EtagOptions): Promise<string> {
-  let bytes: BufferSource
-  // Bodies already in memory are hashed as they are; anything else (streams, Blob, FormData)
-  // goes through a Response, which reads it to the end.
-  if (body === null) bytes = new Uint8Array(0)
-  else if (typeof body === 'string') bytes = encoder.encode(body)
-  else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) bytes = body
-  else bytes = await new Response(body).arrayBuffer()
-  return hashToEtag(bytes, options)
+export function etagFromBody(body: BodyInit | null, options?: EtagOptions): Promise<string> {
+  // Bodies already in memory are hashed as they are (a string as its UTF-8, which node:crypto
+  // encodes itself); anything else (streams, Blob, FormData) goes through a Response, which
+  // reads it to the end.
+  try {
+    if (body === null) return Promise.resolve(hashToEtag(new Uint8Array(0), options))
+    if (typeof body === 'string') return Promise.resolve(hashToEtag(body, options))
+    if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
+      return Promise.resolve(hashToEtag(body, options))
+    }
+    return new Response(body).arrayBuffer().then((bytes) => hashToEtag(bytes, options))
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 interface NodeCrypto {
   createHash(algorithm: 'sha256'): {
-    update(data: Uint8Array): { digest(encoding: 'base64url'): string }
+    update(data: Uint8Array | string): { digest(encoding: 'base64url'): string }
   }
 }
 
@@ -132,16 +137,23 @@ function asBytes(source: BufferSource): Uint8Array {
     : new Uint8Array(source.buffer, source.byteOffset, source.byteLength)
 }
 
-/** @internal SHA-256 of bytes already in memory, as an entity tag. */
-export async function hashToEtag(
-  bytes: BufferSource,
+/**
+ * @internal SHA-256 of a body already in memory (a string counts as its UTF-8), as an entity
+ * tag: a string on node:crypto (answered in place), a promise through Web Crypto.
+ */
+export function hashToEtag(
+  body: BufferSource | string,
   options?: EtagOptions & { web?: boolean },
-): Promise<string> {
-  const opaque =
-    nodeCrypto !== undefined && options?.web !== true
-      ? nodeCrypto.createHash('sha256').update(asBytes(bytes)).digest('base64url')
-      : base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)))
-  return options?.weak === true ? `W/"${opaque}"` : `"${opaque}"`
+): string | Promise<string> {
+  const quote = (opaque: string) => (options?.weak === true ? `W/"${opaque}"` : `"${opaque}"`)
+  if (nodeCrypto !== undefined && options?.web !== true) {
+    const data = typeof body === 'string' ? body : asBytes(body)
+    return quote(nodeCrypto.createHash('sha256').update(data).digest('base64url'))
+  }
+  const bytes = typeof body === 'string' ? encoder.encode(body) : body
+  return crypto.subtle
+    .digest('SHA-256', bytes as BufferSource)
+    .then((digest) => quote(base64url(new Uint8Array(digest))))
 }
 
 /**
