@@ -93,6 +93,24 @@ describe('MemoryIdempotencyStore bounds', () => {
     expect(second.state === 'completed' && [...second.response.body]).toEqual([1, 2, 3])
   })
 
+  test('a body in a pooled Node Buffer is stored as an exact copy, not a view of the pool', async () => {
+    const store = new MemoryIdempotencyStore()
+    await store.claim('k', { fingerprint: 'f', owner: 'o', ...lease, now: 0 })
+    // A view into Node's shared 8 KiB pool (this package's sources see no Node types).
+    const { Buffer } = globalThis as unknown as { Buffer: { from(text: string): Uint8Array } }
+    const pooled = Buffer.from('stored')
+    await store.complete('k', 'o', {
+      response: { status: 200, headers: [], body: pooled },
+      retentionMs: 9,
+      now: 0,
+    })
+    pooled.fill(0x20)
+    const replay = await store.claim('k', { fingerprint: 'f', owner: 'p', ...lease, now: 1 })
+    const body = replay.state === 'completed' ? replay.response.body : new Uint8Array(0)
+    expect(new TextDecoder().decode(body)).toBe('stored')
+    expect(body.buffer.byteLength).toBe(6)
+  })
+
   test('options are checked', () => {
     expect(() => new MemoryIdempotencyStore({ maxRecords: 0 })).toThrow(RangeError)
     expect(() => new MemoryIdempotencyStore({ maxBytes: 1.5 })).toThrow(RangeError)

@@ -63,7 +63,8 @@ function copyResponse(response: StoredResponse): StoredResponse {
   return {
     status: response.status,
     headers: response.headers.map(([name, value]) => [name, value] as const),
-    body: response.body.slice(),
+    // A copy in a fresh buffer: `slice()` on a Node Buffer would be a view of its pool.
+    body: new Uint8Array(response.body),
   }
 }
 

@@ -589,6 +589,11 @@ describe('storage policy', () => {
     }
     const large = holding('x'.repeat(65))
     expect(await middleware(post('k-large'), async () => large)).toBe(large)
+    // 33 characters, 66 bytes of UTF-8: over the limit by its bytes, not its length.
+    const wide = holding('é'.repeat(33))
+    expect(await middleware(post('k-wide'), async () => wide)).toBe(wide)
+    const released = events.filter((event) => event.type === 'released')
+    expect(released).toHaveLength(2)
     expect(events).toContainEqual({
       type: 'released',
       storeKey: expect.any(String),

@@ -286,11 +286,11 @@ async function execute(
   }
   const status = response.status
   const headers = storableHeaders(response.headers, config.omitHeaders)
-  const whole = wholeBody(response)
+  const whole = wholeBody(response, config.maxStoredBytes)
   if (whole !== undefined) {
     // A body held in memory (see internal/whole-body.ts): stored without streaming it, and
-    // the response goes on untouched.
-    if (whole.byteLength > config.maxStoredBytes) await release('too-large')
+    // the response goes on untouched; over maxStoredBytes (null), not stored.
+    if (whole === null) await release('too-large')
     else await complete({ status, headers, body: whole })
     return response
   }

@@ -109,6 +109,6 @@ export function replayResponse(stored: StoredResponse): Response {
   const headers = new Headers()
   for (const [name, value] of stored.headers) headers.append(name, value)
   headers.set(REPLAYED_HEADER, 'true')
-  const body = NULL_BODY_STATUSES.has(stored.status) ? null : stored.body.slice()
+  const body = NULL_BODY_STATUSES.has(stored.status) ? null : new Uint8Array(stored.body)
   return new Response(body, { status: stored.status, headers })
 }

@@ -125,7 +125,7 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redi
     client.destroy()
   })
 
-  // The stored states, each field as "<tat>:<frac>": 16 bytes, two little-endian doubles.
+  // The stored states, each field 16 bytes (two little-endian doubles), shown as "<tat>:<frac>".
   const storedStates = async (key: string) => {
     const fields = await client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }).hGetAll(key)
     const states: Record<string, string> = {}
@@ -206,6 +206,25 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redi
     // A brand-new key gets its first expiry from the one-policy path too.
     await store.consume({ key: 'fresh', policies: burst, cost: 1, now: T0 })
     expect(await client.pTTL(`${store.prefix}fresh`)).toBeGreaterThan(0)
+  })
+
+  test("a field in the first version's text form counts as no debt and is written anew, on both paths", async () => {
+    const store = newStore()
+    const burst = compilePolicies([{ name: 'burst', quota: 3, windowSeconds: 1 }])
+    const both = compilePolicies([
+      { name: 'burst', quota: 3, windowSeconds: 1 },
+      { name: 'daily', quota: 1000, windowSeconds: 86_400 },
+    ])
+    for (const [key, checked, text] of [
+      ['one', burst, `${T0 + 900}:2`], // 15 bytes: shorter than a packed state
+      ['two', both, `${T0 + 900}:123456`], // 19 bytes: longer
+    ] as const) {
+      await client.hSet(`${store.prefix}${key}`, 'burst', text)
+      const reply = await store.consume({ key, policies: checked, cost: 1, now: T0 })
+      expect(reply.allowed).toBe(true)
+      expect(reply.debts[0]).toBe(checked[0]!.emissionTicks)
+      expect(Object.keys(await storedStates(`${store.prefix}${key}`))).toContain('burst')
+    }
   })
 
   test('agrees with gcraCheck at the largest magnitudes (limitTicks near 2^51, times near 2^53)', async () => {

@@ -93,11 +93,11 @@ function isLowSurrogate(code: number): boolean {
  * concatenates them, so `("ab", "c")` and `("a", "bc")` give different inputs to a hash.
  */
 export function frame(parts: readonly (string | Uint8Array)[]): Uint8Array {
-  let text = ''
-  for (const part of parts) {
-    text += typeof part === 'string' ? `${utf8Length(part)}:${part}` : `${part.byteLength}:`
+  if (parts.every((part) => typeof part === 'string')) {
+    let text = ''
+    for (const part of parts) text += `${utf8Length(part)}:${part}`
+    return utf8(text)
   }
-  if (parts.every((part) => typeof part === 'string')) return utf8(text)
   const chunks: Uint8Array[] = []
   let length = 0
   for (const part of parts) {

@@ -15,10 +15,19 @@ import { utf8 } from './encoding.ts'
 const WHOLE_BODY = Symbol.for('api-blocks.whole-body')
 const EMPTY = new Uint8Array(0)
 
-/** The body bytes when `response` holds them whole in memory; `undefined` otherwise. */
-export function wholeBody(response: Response): Uint8Array | undefined {
+/**
+ * The body bytes when `response` holds them whole in memory; `undefined` otherwise, and `null`
+ * when the body is over `maxBytes` (a string is refused by its length before any encoding: its
+ * UTF-8 is never shorter).
+ */
+export function wholeBody(response: Response, maxBytes: number): Uint8Array | null | undefined {
   const whole: unknown = (response as { [WHOLE_BODY]?: unknown })[WHOLE_BODY]
   if (whole === null) return EMPTY
-  if (typeof whole === 'string') return utf8(whole)
-  return whole instanceof Uint8Array ? whole : undefined
+  if (typeof whole === 'string') {
+    if (whole.length > maxBytes) return null
+    const bytes = utf8(whole)
+    return bytes.byteLength > maxBytes ? null : bytes
+  }
+  if (!(whole instanceof Uint8Array)) return undefined
+  return whole.byteLength > maxBytes ? null : whole
 }

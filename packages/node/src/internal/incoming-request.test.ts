@@ -290,6 +290,34 @@ describe('IncomingRequest behaves as the native Request', () => {
     }
   })
 
+  test('bytes a framework read into a pooled Buffer come back as an exact copy, never the pool', async () => {
+    running = await capture(async (_request, req, res) => {
+      const url = `http://${req.headers.host}${req.url}`
+      // What the Express and Fastify adapters hand over: a small Buffer, cut from Node's pool.
+      const pooled = () => Buffer.from('{"a":1}')
+      const fromFramework = (body: Uint8Array) =>
+        new IncomingRequest(req, res, 'POST', url, body) as unknown as Request
+      const buffer = await fromFramework(pooled()).arrayBuffer()
+      const bytes = await fromFramework(pooled()).bytes()
+      const source = pooled()
+      const copy = new Request(fromFramework(pooled()), { body: source })
+      source.fill(0x20)
+      return {
+        bufferLength: buffer.byteLength,
+        bytesIsBuffer: Buffer.isBuffer(bytes),
+        bytesLength: bytes.buffer.byteLength,
+        copied: await copy.text(),
+      }
+    })
+    const response = await fetch(`${running.url}/pooled`, { method: 'POST', body: 'x' })
+    expect(await response.json()).toEqual({
+      bufferLength: 7,
+      bytesIsBuffer: false,
+      bytesLength: 7,
+      copied: '{"a":1}',
+    })
+  })
+
   test('the whole-body slot is empty once the body is a stream, and on GET', async () => {
     const WHOLE = Symbol.for('api-blocks.whole-body')
     running = await capture(async (request) => {

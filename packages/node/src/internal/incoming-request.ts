@@ -130,7 +130,7 @@ export class IncomingRequest {
 
   arrayBuffer(): Promise<ArrayBuffer> {
     const whole = this.#takeWhole()
-    if (whole !== undefined) return Promise.resolve(whole.slice().buffer)
+    if (whole !== undefined) return Promise.resolve(new Uint8Array(whole).buffer)
     return this.#consume((body) => body.arrayBuffer())
   }
 
@@ -140,7 +140,7 @@ export class IncomingRequest {
 
   bytes(): Promise<Uint8Array<ArrayBuffer>> {
     const whole = this.#takeWhole()
-    if (whole !== undefined) return Promise.resolve(whole.slice())
+    if (whole !== undefined) return Promise.resolve(new Uint8Array(whole))
     return this.#consume((body) => body.bytes())
   }
 
@@ -233,7 +233,8 @@ export class IncomingRequest {
         request.#res,
         request.#method,
         request.#url,
-        body.slice(),
+        // A copy in a fresh buffer (`slice()` on a Node Buffer is a view of its pool).
+        new Uint8Array(body),
       )
       // Headers already read (and perhaps changed) travel as a copy, as new Request() copies them.
       if (request.#headers !== undefined) copy.#headers = new Headers(request.#headers)

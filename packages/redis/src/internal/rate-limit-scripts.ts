@@ -59,7 +59,9 @@ if #ARGV == 6 then
   local l = quota * e
   local state = redis.call('HGET', key, name)
   local debt = 0
-  if state then
+  -- 16 bytes or it is not ours (a field of the first version's text form): no debt, and the
+  -- check writes it anew.
+  if state and #state == 16 then
     local tat, frac = struct.unpack('<dd', state)
     debt = (tat - now) * q + frac
     if debt < 0 then debt = 0 elseif debt > l then debt = l end
@@ -97,8 +99,8 @@ for i = 1, n do
   local l = quota * e
   local debt = 0
   local state = stored[i]
-  if state then
-    found = true
+  if state then found = true end
+  if state and #state == 16 then
     local tat, frac = struct.unpack('<dd', state)
     debt = (tat - now) * q + frac
     if debt < 0 then debt = 0 elseif debt > l then debt = l end
