@@ -143,6 +143,17 @@ export async function computeFingerprint(
   input: FingerprintInput,
   options: FingerprintOptions = {},
 ): Promise<string> {
+  return fingerprintOf(input, options)
+}
+
+/**
+ * @internal {@link computeFingerprint} without the promise where the hash answers in place
+ * (node:crypto, base64url): the middleware awaits only what is really asynchronous.
+ */
+export function fingerprintOf(
+  input: FingerprintInput,
+  options: FingerprintOptions = {},
+): string | Promise<string> {
   const headers = [...(input.headers ?? [])]
     .map(([name, value]) => [name.toLowerCase(), value] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -152,5 +163,5 @@ export async function computeFingerprint(
   const canonical = canonicalText(input.body, input.contentType)
   if (canonical === undefined) parts.push('raw', input.body)
   else parts.push('json', canonical)
-  return options.encoding === 'hex' ? toHex(await sha256Frame(parts)) : sha256FrameBase64url(parts)
+  return options.encoding === 'hex' ? sha256Frame(parts).then(toHex) : sha256FrameBase64url(parts)
 }

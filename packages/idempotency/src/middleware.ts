@@ -16,7 +16,7 @@ import { toProblemResponse } from '@api-blocks/problem-details'
 import type { IdempotencyContext } from './context.ts'
 import { bindIdempotencyContext } from './context.ts'
 import { IdempotencyError } from './error.ts'
-import { computeFingerprint } from './fingerprint.ts'
+import { fingerprintOf } from './fingerprint.ts'
 import { concat } from './internal/encoding.ts'
 import { readBodyBounded } from './internal/read-body.ts'
 import { wholeBody } from './internal/whole-body.ts'
@@ -25,7 +25,7 @@ import type { IdempotencyEvent, IdempotencyOptions, ResolvedOptions } from './op
 import { resolveOptions } from './options.ts'
 import { replayResponse, storableHeaders } from './replay.ts'
 import type { IdempotencyClaimResult, StoredResponse } from './store.ts'
-import { deriveStoreKey } from './store-key.ts'
+import { storeKeyOf } from './store-key.ts'
 
 /**
  * A Fetch middleware: `next` runs the rest of the chain.
@@ -181,9 +181,11 @@ async function prepare(
     throw new IdempotencyError('key_missing', 'This operation requires an Idempotency-Key header.')
   }
   const key = parseIdempotencyKey(field)
-  const scope = await config.scope(request)
+  // Only what is really asynchronous is awaited: a value already there would cost a turn of
+  // the microtask queue per request for nothing.
+  const scope = config.scope(request)
   const body = await readBodyBounded(request, config.maxBodyBytes)
-  const fingerprint = await computeFingerprint(
+  const fingerprint = fingerprintOf(
     {
       method: request.method,
       route: config.route(request),
@@ -193,7 +195,13 @@ async function prepare(
     },
     { encoding: config.fingerprintEncoding },
   )
-  return { key, storeKey: await deriveStoreKey(scope, key), fingerprint, body }
+  const storeKey = storeKeyOf(typeof scope === 'string' ? scope : await scope, key)
+  return {
+    key,
+    storeKey: typeof storeKey === 'string' ? storeKey : await storeKey,
+    fingerprint: typeof fingerprint === 'string' ? fingerprint : await fingerprint,
+    body,
+  }
 }
 
 async function execute(

@@ -29,5 +29,10 @@ const VERSION = 'api-blocks.idempotency.key.v1'
  * ```
  */
 export async function deriveStoreKey(scope: string, key: string): Promise<string> {
+  return storeKeyOf(scope, key)
+}
+
+/** @internal {@link deriveStoreKey} without the promise where the hash answers in place. */
+export function storeKeyOf(scope: string, key: string): string | Promise<string> {
   return sha256FrameBase64url([VERSION, scope, key])
 }

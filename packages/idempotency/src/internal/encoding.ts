@@ -162,15 +162,20 @@ export function sha256Frame(parts: readonly (string | Uint8Array)[]): Promise<Ui
   return Promise.resolve(new Uint8Array(nodeHashFrame(nodeCrypto, parts).digest()))
 }
 
-/** SHA-256 of `frame(parts)` as base64url without padding. */
-export function sha256FrameBase64url(parts: readonly (string | Uint8Array)[]): Promise<string> {
+/**
+ * SHA-256 of `frame(parts)` as base64url without padding: the text itself on node:crypto
+ * (answered in place, no promise to await), a promise through Web Crypto.
+ */
+export function sha256FrameBase64url(
+  parts: readonly (string | Uint8Array)[],
+): string | Promise<string> {
   if (nodeCrypto === undefined) return webSha256(frame(parts)).then(toBase64url)
   if (nodeCrypto.hash !== undefined && parts.every((part) => typeof part === 'string')) {
     let text = ''
     for (const part of parts) text += `${utf8Length(part)}:${part}`
-    return Promise.resolve(nodeCrypto.hash('sha256', text, 'base64url'))
+    return nodeCrypto.hash('sha256', text, 'base64url')
   }
-  return Promise.resolve(nodeHashFrame(nodeCrypto, parts).digest('base64url'))
+  return nodeHashFrame(nodeCrypto, parts).digest('base64url')
 }
 
 function nodeHashFrame(crypto: NodeCrypto, parts: readonly (string | Uint8Array)[]): NodeHash {
