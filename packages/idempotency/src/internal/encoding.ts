@@ -93,11 +93,7 @@ function isLowSurrogate(code: number): boolean {
  * concatenates them, so `("ab", "c")` and `("a", "bc")` give different inputs to a hash.
  */
 export function frame(parts: readonly (string | Uint8Array)[]): Uint8Array {
-  if (parts.every((part) => typeof part === 'string')) {
-    let text = ''
-    for (const part of parts) text += `${utf8Length(part)}:${part}`
-    return utf8(text)
-  }
+  if (allText(parts)) return utf8(framedText(parts))
   const chunks: Uint8Array[] = []
   let length = 0
   for (const part of parts) {
@@ -107,6 +103,17 @@ export function frame(parts: readonly (string | Uint8Array)[]): Uint8Array {
     length += prefix.byteLength + bytes.byteLength
   }
   return concat(chunks, length)
+}
+
+function allText(parts: readonly (string | Uint8Array)[]): parts is readonly string[] {
+  return parts.every((part) => typeof part === 'string')
+}
+
+/** The frame of text parts as text: each `<UTF-8 byte length>:<text>`. */
+function framedText(parts: readonly string[]): string {
+  let text = ''
+  for (const part of parts) text += `${utf8Length(part)}:${part}`
+  return text
 }
 
 /** The chunks as one array of `length` bytes (a single chunk is returned as it is). */
@@ -170,10 +177,8 @@ export function sha256FrameBase64url(
   parts: readonly (string | Uint8Array)[],
 ): string | Promise<string> {
   if (nodeCrypto === undefined) return webSha256(frame(parts)).then(toBase64url)
-  if (nodeCrypto.hash !== undefined && parts.every((part) => typeof part === 'string')) {
-    let text = ''
-    for (const part of parts) text += `${utf8Length(part)}:${part}`
-    return nodeCrypto.hash('sha256', text, 'base64url')
+  if (nodeCrypto.hash !== undefined && allText(parts)) {
+    return nodeCrypto.hash('sha256', framedText(parts), 'base64url')
   }
   return nodeHashFrame(nodeCrypto, parts).digest('base64url')
 }
