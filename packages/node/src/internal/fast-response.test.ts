@@ -1,6 +1,12 @@
 import { inspect } from 'node:util'
 import { describe, expect, test } from 'vitest'
-import { FastResponse, NativeResponse, takeResponseParts, WHOLE_BODY } from './fast-response.ts'
+import {
+  FastResponse,
+  HEADER_FIELDS,
+  NativeResponse,
+  takeResponseParts,
+  WHOLE_BODY,
+} from './fast-response.ts'
 
 const Fast = FastResponse as unknown as typeof Response
 
@@ -216,6 +222,38 @@ describe('FastResponse behaves as the native Response', () => {
     void touched.body
     expect(whole(touched)).toBeUndefined()
     expect(whole(new NativeResponse('native'))).toBeUndefined()
+  })
+
+  test('the header-fields slot lists a plain record as the adapter writes it, until headers is built', () => {
+    const fields = (response: Response) =>
+      (response as unknown as Record<symbol, unknown>)[HEADER_FIELDS]
+    expect(HEADER_FIELDS).toBe(Symbol.for('api-blocks.header-fields'))
+    const plain = new Fast('x', { headers: { ETag: '"1"', 'X-Id': 'a' } })
+    expect(fields(plain)).toEqual([
+      'etag',
+      '"1"',
+      'x-id',
+      'a',
+      'content-type',
+      'text/plain;charset=UTF-8',
+    ])
+    // The same fields Headers iteration yields, in insertion order instead of sorted.
+    const listed = fields(plain) as string[]
+    const pairs = [...plain.headers]
+    expect(
+      Object.fromEntries(listed.flatMap((_, i) => (i % 2 ? [] : [[listed[i], listed[i + 1]]]))),
+    ).toEqual(Object.fromEntries(pairs))
+    // Once built, the Headers object is the truth (it may have been changed).
+    plain.headers.set('x-id', 'b')
+    expect(fields(plain)).toBeUndefined()
+    expect(fields(new Fast(null))).toEqual([])
+    expect(fields(new Fast(bytes(), { headers: { 'Content-Type': 'image/png' } }))).toEqual([
+      'content-type',
+      'image/png',
+    ])
+    expect(fields(Fast.json({ a: 1 }))).toEqual(['content-type', 'application/json'])
+    expect(fields(new Fast('x', { headers: new Headers({ a: '1' }) }))).toBeUndefined()
+    expect(fields(new NativeResponse('native'))).toBeUndefined()
   })
 
   test('inspects like a Response', () => {

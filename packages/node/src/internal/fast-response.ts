@@ -23,9 +23,22 @@ import { plainHeaders } from './header-record.ts'
  * without consuming it; otherwise `undefined`. Middleware that needs the body whole (the
  * idempotency middleware stores a response for replays; `readBody` of `@api-blocks/http` reads
  * a request) uses it instead of streaming `body`, which would build a native object and a
- * ReadableStream. The bytes are shared: read them, never change them.
+ * ReadableStream. The bytes are shared: read them, never change them. They may be a view into
+ * a larger buffer (Node's Buffer pool): read them through `byteOffset` and `byteLength`, never
+ * through `.buffer`.
  */
 export const WHOLE_BODY: unique symbol = Symbol.for('api-blocks.whole-body') as never
+
+/**
+ * The header-fields slot: on a Response whose header fields were given as a plain record and
+ * never built into a `Headers` object, it answers them as a flat list, `[name, value, …]`,
+ * names lower-cased and unique, the default `content-type` of a string body included: what
+ * the adapter writes. Otherwise `undefined`. Middleware that only reads the fields (the
+ * idempotency middleware stores them for replays) uses it instead of `headers`, which would
+ * build a `Headers` object the adapter then has to iterate and sort. The list is shared: read
+ * it, never change it.
+ */
+export const HEADER_FIELDS: unique symbol = Symbol.for('api-blocks.header-fields') as never
 
 /** Marks a global class installed by this package and points at the native one it wraps. */
 export const NATIVE: unique symbol = Symbol.for('api-blocks.node.native') as never
@@ -60,6 +73,7 @@ function isNullBodyStatus(status: number): boolean {
 
 let takeParts: (response: unknown) => ResponseParts | undefined
 let wholeBodyOf: (response: FastResponse) => string | Uint8Array | null | undefined
+let headerFieldsOf: (response: FastResponse) => readonly string[] | undefined
 
 /**
  * A drop-in `Response`. Only the constructor, `Response.json` and the accessors run in this
@@ -280,6 +294,12 @@ export class FastResponse {
       if (response.#native !== undefined || response.#used) return undefined
       return response.#body instanceof ReadableStream ? undefined : response.#body
     }
+    headerFieldsOf = (response) => {
+      if (response.#native !== undefined || response.#headers !== undefined) return undefined
+      const flat = response.#plain?.flat ?? []
+      if (response.#defaultType === null || response.#plain?.hasContentType) return flat
+      return [...flat, 'content-type', response.#defaultType]
+    }
     takeParts = (response) => {
       if (typeof response !== 'object' || response === null || !(#native in response)) {
         return undefined
@@ -309,6 +329,11 @@ Object.defineProperty(FastResponse, NATIVE, { value: NativeResponse })
 Object.defineProperty(FastResponse.prototype, WHOLE_BODY, {
   get(this: FastResponse) {
     return wholeBodyOf(this)
+  },
+})
+Object.defineProperty(FastResponse.prototype, HEADER_FIELDS, {
+  get(this: FastResponse) {
+    return headerFieldsOf(this)
   },
 })
 

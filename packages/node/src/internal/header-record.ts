@@ -20,7 +20,11 @@ export interface PlainHeaders {
   readonly hasContentLength: boolean
 }
 
-const EMPTY: PlainHeaders = { flat: [], hasContentType: false, hasContentLength: false }
+const EMPTY: PlainHeaders = {
+  flat: Object.freeze([]),
+  hasContentType: false,
+  hasContentLength: false,
+}
 
 /**
  * The pairs of `record` when every name is a token, every value a normalised string and no

@@ -302,11 +302,23 @@ describe('IncomingRequest behaves as the native Request', () => {
       const source = pooled()
       const copy = new Request(fromFramework(pooled()), { body: source })
       source.fill(0x20)
+      // A re-bodied request keeps its copy in the pool: every way out is a buffer of its own.
+      const rebodied = () => new Request(fromFramework(pooled()), { body: pooled() })
+      const { value: chunk } = await (rebodied().body as ReadableStream<Uint8Array>)
+        .getReader()
+        .read()
+      const cloned = await rebodied().clone().bytes()
       return {
         bufferLength: buffer.byteLength,
         bytesIsBuffer: Buffer.isBuffer(bytes),
         bytesLength: bytes.buffer.byteLength,
         copied: await copy.text(),
+        rebodied: [
+          (await rebodied().bytes()).buffer.byteLength,
+          (await rebodied().arrayBuffer()).byteLength,
+          chunk?.buffer.byteLength,
+          cloned.buffer.byteLength,
+        ],
       }
     })
     const response = await fetch(`${running.url}/pooled`, { method: 'POST', body: 'x' })
@@ -315,6 +327,7 @@ describe('IncomingRequest behaves as the native Request', () => {
       bytesIsBuffer: false,
       bytesLength: 7,
       copied: '{"a":1}',
+      rebodied: [7, 7, 7, 7],
     })
   })
 
@@ -334,6 +347,67 @@ describe('IncomingRequest behaves as the native Request', () => {
       afterStream: 'none',
       incoming: 'none',
       streamed: [1, 2],
+    })
+  })
+
+  test('the restore-body slot: bytes read from the stream are taken back, and the body reads again from them', async () => {
+    const WHOLE = Symbol.for('api-blocks.whole-body')
+    const RESTORE = Symbol.for('api-blocks.restore-body')
+    type Slots = Record<symbol, unknown> & { [key: symbol]: (bytes: unknown) => boolean }
+    running = await capture(async (request) => {
+      const slots = request as unknown as Slots
+      const early = slots[RESTORE]?.(new Uint8Array([1]))
+      const read = await request.bytes()
+      const notBytes = slots[RESTORE]?.('text')
+      const taken = slots[RESTORE]?.(read)
+      const state = {
+        used: request.bodyUsed,
+        slotIsRead: (slots[WHOLE] as unknown) === read,
+      }
+      const text = await request.text()
+      return { early, notBytes, taken, ...state, text, usedAfter: request.bodyUsed }
+    })
+    const response = await fetch(`${running.url}/r`, { method: 'POST', body: '{"a":1}' })
+    expect(await response.json()).toEqual({
+      early: false, // nothing read yet: refused, nothing changed
+      notBytes: false,
+      taken: true,
+      used: false,
+      slotIsRead: true,
+      text: '{"a":1}',
+      usedAfter: true,
+    })
+    await running.close()
+    running = await capture(async (request) => ({
+      get: (request as unknown as Slots)[RESTORE]?.(new Uint8Array([1])),
+    }))
+    expect(await (await fetch(`${running.url}/g`)).json()).toEqual({ get: false })
+    await running.close()
+    // Bytes given up in a buffer of their own come back from bytes() as they are; a view is copied.
+    running = await capture(async (request) => {
+      const slots = request as unknown as Slots
+      await request.arrayBuffer()
+      const own = new Uint8Array([1, 2, 3])
+      slots[RESTORE]?.(own)
+      const same = (await request.bytes()) === own
+      return { same }
+    })
+    expect(await (await fetch(`${running.url}/o`, { method: 'POST', body: 'x' })).json()).toEqual({
+      same: true,
+    })
+    await running.close()
+    running = await capture(async (request) => {
+      const slots = request as unknown as Slots
+      await request.arrayBuffer()
+      const view = new Uint8Array([9, 1, 2, 3, 9]).subarray(1, 4)
+      slots[RESTORE]?.(view)
+      const bytes = await request.bytes()
+      return { copied: bytes !== view, exact: bytes.buffer.byteLength, values: [...bytes] }
+    })
+    expect(await (await fetch(`${running.url}/v`, { method: 'POST', body: 'x' })).json()).toEqual({
+      copied: true,
+      exact: 3,
+      values: [1, 2, 3],
     })
   })
 

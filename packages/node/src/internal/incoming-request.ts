@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isDisturbed } from './disturbed.ts'
 import { NATIVE, NativeResponse, WHOLE_BODY } from './fast-response.ts'
@@ -27,6 +28,21 @@ let incomingMessageOfRequest: (request: unknown) => IncomingMessage | undefined
 let rebodyIncomingRequest: (request: unknown, body: Uint8Array) => IncomingRequest | undefined
 let toNativeRequest: (request: unknown, withBody: boolean) => Request | undefined
 let wholeBodyOf: (request: IncomingRequest) => Uint8Array | undefined
+let restoreBodyOf: (request: IncomingRequest, bytes: unknown) => boolean
+
+/**
+ * The restore-body slot: a method, `request[RESTORE_BODY](bytes)`, for middleware that read a
+ * request's whole body (the idempotency middleware reads it to fingerprint it) and hands the
+ * same request on. Given the bytes it read, the request holds them whole again, as if a
+ * framework had read them: the body reads as unused, its methods answer from the bytes, and the
+ * whole-body slot answers them, so the middleware passes the request itself on instead of
+ * building a copy with `new Request(request, { body })` (a Request, a copy of the headers and
+ * of the bytes, per request). It answers `true` when it took the bytes; `false` (and changes
+ * nothing) when the body was not read yet, or the request has none. The bytes are kept as they
+ * are: the caller gives them up, and `bytes()` hands them out without a copy when they fill a
+ * buffer of their own (a view into a larger buffer is still copied).
+ */
+const RESTORE_BODY: unique symbol = Symbol.for('api-blocks.restore-body') as never
 
 const utf8 = new TextDecoder()
 
@@ -36,12 +52,14 @@ export class IncomingRequest {
   readonly #res: ServerResponse
   readonly #method: string
   readonly #url: string
-  readonly #source: BodySource
+  #source: BodySource
   #headers: Headers | undefined
   #abort: AbortController | undefined
   #body: ReadableStream<Uint8Array> | null | undefined
   /** The byte source was read whole by a body method, without a stream. */
   #consumed = false
+  /** The byte source was handed over through the restore-body slot: no one else holds it. */
+  #owned = false
 
   constructor(
     req: IncomingMessage,
@@ -140,7 +158,13 @@ export class IncomingRequest {
 
   bytes(): Promise<Uint8Array<ArrayBuffer>> {
     const whole = this.#takeWhole()
-    if (whole !== undefined) return Promise.resolve(new Uint8Array(whole))
+    if (whole !== undefined) {
+      // Bytes given up to this request, in a buffer of their own, go out as they are: the
+      // copy Fetch makes only protects bytes someone else still holds.
+      const own =
+        this.#owned && whole.byteOffset === 0 && whole.byteLength === whole.buffer.byteLength
+      return Promise.resolve(own ? whole : new Uint8Array(whole))
+    }
     return this.#consume((body) => body.bytes())
   }
 
@@ -220,6 +244,16 @@ export class IncomingRequest {
       !hasNoBody(request.#method)
         ? request.#source
         : undefined
+    restoreBodyOf = (request, bytes) => {
+      if (!(bytes instanceof Uint8Array) || hasNoBody(request.#method) || !request.bodyUsed) {
+        return false
+      }
+      request.#source = bytes
+      request.#body = undefined
+      request.#consumed = false
+      request.#owned = true
+      return true
+    }
     incomingMessageOfRequest = (request) =>
       typeof request === 'object' && request !== null && #req in request ? request.#req : undefined
     rebodyIncomingRequest = (request, body) => {
@@ -233,8 +267,10 @@ export class IncomingRequest {
         request.#res,
         request.#method,
         request.#url,
-        // A copy in a fresh buffer (`slice()` on a Node Buffer is a view of its pool).
-        new Uint8Array(body),
+        // A copy in Node's Buffer pool (a fraction of the cost of a buffer of its own). It
+        // never leaves this class as it is: the body methods copy it out, and the whole-body
+        // slot is read through byteOffset and byteLength.
+        Buffer.from(body),
       )
       // Headers already read (and perhaps changed) travel as a copy, as new Request() copies them.
       if (request.#headers !== undefined) copy.#headers = new Headers(request.#headers)
@@ -256,6 +292,11 @@ Object.setPrototypeOf(IncomingRequest.prototype, NativeRequest.prototype)
 Object.defineProperty(IncomingRequest.prototype, WHOLE_BODY, {
   get(this: IncomingRequest) {
     return wholeBodyOf(this)
+  },
+})
+Object.defineProperty(IncomingRequest.prototype, RESTORE_BODY, {
+  value(this: IncomingRequest, bytes: unknown): boolean {
+    return restoreBodyOf(this, bytes)
   },
 })
 
@@ -320,7 +361,9 @@ function bodyStream(
   if (source instanceof ReadableStream) return source
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      if (source.byteLength > 0) controller.enqueue(source)
+      // A chunk of its own: the source may be a view into Node's Buffer pool (a re-bodied
+      // request), whose `.buffer` holds other requests' bytes.
+      if (source.byteLength > 0) controller.enqueue(new Uint8Array(source))
       controller.close()
     },
   })
