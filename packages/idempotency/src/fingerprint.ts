@@ -154,12 +154,16 @@ export function fingerprintOf(
   input: FingerprintInput,
   options: FingerprintOptions = {},
 ): string | Promise<string> {
-  const headers = [...(input.headers ?? [])]
-    .map(([name, value]) => [name.toLowerCase(), value] as const)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   const parts: (string | Uint8Array)[] = [VERSION, input.method.toUpperCase(), input.route]
-  parts.push(String(headers.length))
-  for (const [name, value] of headers) parts.push(name, value === null ? '-' : `+${value}`)
+  const chosen = input.headers ?? []
+  if (chosen.length === 0) parts.push('0')
+  else {
+    const headers = [...chosen]
+      .map(([name, value]) => [name.toLowerCase(), value] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    parts.push(String(headers.length))
+    for (const [name, value] of headers) parts.push(name, value === null ? '-' : `+${value}`)
+  }
   const canonical = canonicalText(input.body, input.contentType)
   if (canonical === undefined) parts.push('raw', input.body)
   else parts.push('json', canonical)

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { MemoryIdempotencyStore } from './memory-store.ts'
 import type { StoredResponse } from './store.ts'
@@ -39,6 +40,25 @@ describe('MemoryIdempotencyStore bounds', () => {
     )
     expect(evicted).toEqual(['a'])
     expect(store.size).toBe(2)
+  })
+
+  test('an expired record goes before a completed one still within its retention', async () => {
+    const evicted: string[] = []
+    const store = new MemoryIdempotencyStore({ maxRecords: 3, onEvict: (key) => evicted.push(key) })
+    // a, b: completed, kept for an hour; x: claimed last, its lease (1 s) ends without
+    // completion. The sweep before the next claim visits a and b only.
+    for (const key of ['a', 'b']) {
+      await store.claim(key, { fingerprint: 'f', owner: 'o', ...lease, now: 0 })
+      await store.complete(key, 'o', { response: response(1), retentionMs: 3_600_000, now: 0 })
+    }
+    await store.claim('x', { fingerprint: 'f', owner: 'o', ...lease, now: 0 })
+    expect(
+      (await store.claim('c', { fingerprint: 'f', owner: 'o', ...lease, now: 20_000 })).state,
+    ).toBe('claimed')
+    expect(evicted).toEqual([])
+    expect(
+      (await store.claim('a', { fingerprint: 'f', owner: 'p', ...lease, now: 20_000 })).state,
+    ).toBe('completed')
   })
 
   test('live claims are never evicted: when only they remain, claim rejects (fail closed)', async () => {
@@ -114,5 +134,147 @@ describe('MemoryIdempotencyStore bounds', () => {
   test('options are checked', () => {
     expect(() => new MemoryIdempotencyStore({ maxRecords: 0 })).toThrow(RangeError)
     expect(() => new MemoryIdempotencyStore({ maxBytes: 1.5 })).toThrow(RangeError)
+  })
+})
+
+describe('MemoryIdempotencyStore bodies', () => {
+  const complete = async (store: MemoryIdempotencyStore, key: string, body: Uint8Array) => {
+    await store.claim(key, { fingerprint: 'f', owner: 'o', ...lease, now: 0 })
+    await store.complete(key, 'o', {
+      response: { status: 200, headers: [['x', key]], body },
+      retentionMs: 60_000,
+      now: 0,
+    })
+  }
+  const replayOf = async (store: MemoryIdempotencyStore, key: string) => {
+    const result = await store.claim(key, { fingerprint: 'f', owner: 'p', ...lease, now: 1 })
+    if (result.state !== 'completed') throw new Error(`${key}: ${result.state}`)
+    return result.response
+  }
+
+  test('small bodies share blocks without touching one another; each replay has a buffer of its own', async () => {
+    const store = new MemoryIdempotencyStore()
+    // 100 bodies of 1..100 bytes: several blocks, many records per block.
+    for (let index = 1; index <= 100; index++) {
+      await complete(store, `k${index}`, new Uint8Array(index).fill(index))
+    }
+    for (let index = 1; index <= 100; index++) {
+      const { body, headers } = await replayOf(store, `k${index}`)
+      expect(headers).toEqual([['x', `k${index}`]])
+      expect(body).toEqual(new Uint8Array(index).fill(index))
+      // Not a view of a shared block: the caller may use body.buffer.
+      expect(body.byteOffset).toBe(0)
+      expect(body.buffer.byteLength).toBe(index)
+    }
+  })
+
+  test('a replay changed by its caller does not change the record; nor does the completed input', async () => {
+    const store = new MemoryIdempotencyStore()
+    const input = new Uint8Array([1, 2, 3])
+    await complete(store, 'k', input)
+    input.fill(9)
+    const first = await replayOf(store, 'k')
+    first.body.fill(7)
+    expect((await replayOf(store, 'k')).body).toEqual(new Uint8Array([1, 2, 3]))
+  })
+
+  test('a body larger than a shared block is stored whole', async () => {
+    const store = new MemoryIdempotencyStore()
+    const body = new Uint8Array(20_000).map((_, index) => index % 251)
+    await complete(store, 'big', body)
+    await complete(store, 'small', new Uint8Array([5]))
+    expect((await replayOf(store, 'big')).body).toEqual(body)
+    expect((await replayOf(store, 'small')).body).toEqual(new Uint8Array([5]))
+  })
+})
+
+describe('MemoryIdempotencyStore expiry bound', () => {
+  test('random claims, completions and time: an eviction never leaves an expired record behind', () => {
+    // Mostly claims, often at capacity; short leases, completions kept longer, time moving.
+    const step = fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc.record({
+          kind: fc.constant('claim' as const),
+          leaseMs: fc.integer({ min: 1, max: 50 }),
+        }),
+      },
+      {
+        weight: 3,
+        arbitrary: fc.record({
+          kind: fc.constant('complete' as const),
+          pick: fc.nat(),
+          retentionMs: fc.integer({ min: 1, max: 400 }),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          kind: fc.constant('advance' as const),
+          ms: fc.integer({ min: 0, max: 60 }),
+        }),
+      },
+    )
+    fc.assert(
+      fc.property(
+        fc.array(step, { minLength: 100, maxLength: 600 }),
+        fc.integer({ min: 8, max: 64 }),
+        (steps, max) => {
+          const evicted: string[] = []
+          const store = new MemoryIdempotencyStore({
+            maxRecords: max,
+            onEvict: (key) => evicted.push(key),
+          })
+          // The model: every record not yet evicted, with its logical end.
+          const ends = new Map<string, { end: number; claimed: boolean }>()
+          let now = 0
+          let next = 0
+          for (const action of steps) {
+            if (action.kind === 'advance') now += action.ms
+            else if (action.kind === 'claim') {
+              const key = `k${next++}`
+              const before = evicted.length
+              let answer: unknown
+              try {
+                answer = store.claim(key, {
+                  fingerprint: 'f',
+                  owner: 'o',
+                  leaseMs: action.leaseMs,
+                  now,
+                })
+              } catch (error) {
+                answer = error
+              }
+              if (answer instanceof Promise) {
+                answer.catch(() => undefined)
+                continue // full of live claims: nothing changed
+              }
+              ends.set(key, { end: now + action.leaseMs, claimed: true })
+              for (const key of evicted.slice(before)) ends.delete(key)
+              if (evicted.length > before) {
+                // Completed records were evicted only once every expired one was gone.
+                for (const [key, record] of ends) {
+                  if (record.end <= now) ends.delete(key)
+                }
+                expect(store.size).toBe(ends.size)
+              }
+            } else {
+              const live = [...ends].filter(([, record]) => record.claimed && record.end > now)
+              const chosen = live[action.pick % Math.max(1, live.length)]
+              if (chosen === undefined) continue
+              const [key] = chosen
+              const done = store.complete(key, 'o', {
+                response: { status: 200, headers: [], body: new Uint8Array([1]) },
+                retentionMs: action.retentionMs,
+                now,
+              })
+              expect(done).toBe(true)
+              ends.set(key, { end: now + action.retentionMs, claimed: false })
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    )
   })
 })

@@ -39,6 +39,9 @@ export interface MemoryIdempotencyStoreOptions {
   onEvict?: (key: string) => void
 }
 
+// One flat object per record, the stored response's parts inline: a record lives through
+// several young-generation collections before it is promoted, and every object in it is
+// copied each time.
 interface Entry {
   state: 'claimed' | 'completed'
   fingerprint: string
@@ -47,11 +50,23 @@ interface Entry {
   /** End of retention: set by checkpoint and complete. */
   expiresAt: number
   recoveryPoint: string | undefined
-  response: StoredResponse | undefined
+  status: number
+  /** The stored header fields, flat: name, value, name, value … */
+  headers: readonly string[]
+  body: Uint8Array | undefined
   bytes: number
 }
 
 const SWEEP_STEPS = 2
+
+/**
+ * Stored bodies up to {@link SHARED_MAX} bytes are copied into shared blocks of
+ * {@link BLOCK_BYTES}, as Node's Buffer pool does: an ArrayBuffer of its own per record costs
+ * several times the copy in allocation and garbage collection. A block is freed with the last
+ * record in it; records are dropped in about the order they were written, so blocks go whole.
+ */
+const BLOCK_BYTES = 8192
+const SHARED_MAX = 2048
 
 /** When an entry becomes logically absent (see the contract of `IdempotencyStore`). */
 function endOf(entry: Entry): number {
@@ -59,13 +74,14 @@ function endOf(entry: Entry): number {
   return entry.recoveryPoint === undefined ? entry.leaseExpiresAt : entry.expiresAt
 }
 
-function copyResponse(response: StoredResponse): StoredResponse {
-  return {
-    status: response.status,
-    headers: response.headers.map(([name, value]) => [name, value] as const),
-    // A copy in a fresh buffer: `slice()` on a Node Buffer would be a view of its pool.
-    body: new Uint8Array(response.body),
+// The stored response as the caller gets it: its own arrays, a body in a fresh buffer.
+function responseOf(entry: Entry): StoredResponse {
+  const flat = entry.headers
+  const headers: (readonly [string, string])[] = []
+  for (let index = 0; index < flat.length; index += 2) {
+    headers.push([flat[index] as string, flat[index + 1] as string])
   }
+  return { status: entry.status, headers, body: new Uint8Array(entry.body as Uint8Array) }
 }
 
 function sizeOf(response: StoredResponse): number {
@@ -76,18 +92,23 @@ function sizeOf(response: StoredResponse): number {
 
 /**
  * An in-memory {@link IdempotencyStore}. Atomic because each operation runs synchronously to
- * completion on the one JavaScript thread.
+ * completion on the one JavaScript thread, and it answers synchronously (a failure is a
+ * rejected promise, as from any store).
  *
  * Memory stays bounded:
  * - **Expiry**: a record past its logical end (a claim whose lease ended, a completed record
  *   past retention) is dropped on access and by an incremental sweep that visits two records
  *   per operation, so every record is looked at within one pass over the map, without timers.
- * - **Capacity**: at `maxRecords` or `maxBytes`, expired records are swept, then the oldest
- *   completed records are evicted (reported to `onEvict`) until a sixteenth of the capacity is
- *   free, so the sweep is paid once per many inserts: evicted records' retries would execute
- *   again.
- *   Live claims and resumable records are never evicted; when only they remain, `claim`
- *   rejects, which the middleware answers with 503 (fail closed).
+ * - **Capacity**: at `maxRecords` or `maxBytes`, expired records are dropped, then completed
+ *   ones evicted (reported to `onEvict`: their retries would execute again), each oldest first
+ *   (in the order they were claimed), until a sixteenth of the capacity is free, so the pass
+ *   is paid once per many inserts. Live claims and resumable records are never evicted; when
+ *   only they remain, `claim` rejects, which the middleware answers with 503 (fail closed).
+ * - **Bodies**: a stored body of up to 2 KiB is copied into a shared 8 KiB block (as Node's
+ *   Buffer pool does), which is freed with the last record in it. `maxBytes` counts the
+ *   bodies' own bytes: a block kept by one long-lived record among short-lived ones holds up
+ *   to 8 KiB more (records of one retention leave in the order they came, and blocks with
+ *   them).
  *
  * @example
  * ```ts
@@ -102,6 +123,15 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #onEvict: ((key: string) => void) | undefined
   #bytes = 0
   #cursor: MapIterator<[string, Entry]> | undefined
+  #block = new Uint8Array(0)
+  #blockUsed = 0
+  // No record ends before #nextEnd (a lower bound, kept by #noteEnd on every write): until
+  // then nothing can have expired, and the sweep and the scan for expired records are skipped.
+  // A full pass over the records raises it to the earliest end it saw.
+  #nextEnd = Number.POSITIVE_INFINITY
+  // The earliest end seen by the sweep's current pass, and noted since it began.
+  #passMin = Number.POSITIVE_INFINITY
+  #passNoted = Number.POSITIVE_INFINITY
 
   constructor(options: MemoryIdempotencyStoreOptions = {}) {
     const { maxRecords = 10_000, maxBytes = 64 * 1024 * 1024 } = options
@@ -126,12 +156,25 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return this.#bytes
   }
 
-  async claim(key: string, claim: IdempotencyClaim): Promise<IdempotencyClaimResult> {
+  /** Answers at once; a full store (only live claims left) answers a rejected promise. */
+  claim(
+    key: string,
+    claim: IdempotencyClaim,
+  ): IdempotencyClaimResult | Promise<IdempotencyClaimResult> {
+    try {
+      return this.#claim(key, claim)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  #claim(key: string, claim: IdempotencyClaim): IdempotencyClaimResult {
     const { fingerprint, owner, leaseMs, now } = claim
     this.#sweep(now, SWEEP_STEPS)
     const entry = this.#live(key, now)
     if (entry === undefined) {
       this.#makeRoom(now)
+      this.#noteEnd(now + leaseMs)
       this.#entries.set(key, {
         state: 'claimed',
         fingerprint,
@@ -139,14 +182,16 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
         leaseExpiresAt: now + leaseMs,
         expiresAt: now + leaseMs,
         recoveryPoint: undefined,
-        response: undefined,
+        status: 0,
+        headers: [],
+        body: undefined,
         bytes: 0,
       })
       return { state: 'claimed' }
     }
     if (entry.fingerprint !== fingerprint) return { state: 'mismatch' }
     if (entry.state === 'completed') {
-      return { state: 'completed', response: copyResponse(entry.response as StoredResponse) }
+      return { state: 'completed', response: responseOf(entry) }
     }
     if (entry.leaseExpiresAt > now) {
       return { state: 'in-flight', leaseExpiresAt: entry.leaseExpiresAt }
@@ -154,10 +199,24 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     // Resumable: a new owner takes over and learns how far the last one got.
     entry.owner = owner
     entry.leaseExpiresAt = now + leaseMs
+    this.#noteEnd(endOf(entry))
     return { state: 'claimed', recoveryPoint: entry.recoveryPoint }
   }
 
-  async complete(key: string, owner: string, completion: IdempotencyCompletion): Promise<boolean> {
+  /** Answers at once; a response over `maxBytes`, or no room for it, answers a rejected promise. */
+  complete(
+    key: string,
+    owner: string,
+    completion: IdempotencyCompletion,
+  ): boolean | Promise<boolean> {
+    try {
+      return this.#complete(key, owner, completion)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  #complete(key: string, owner: string, completion: IdempotencyCompletion): boolean {
     const { response, retentionMs, now } = completion
     const entry = this.#live(key, now)
     if (!this.#ownsLiveLease(entry, owner, now)) return false
@@ -174,38 +233,56 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (this.#bytes + bytes > this.#maxBytes) {
       throw new RangeError(`MemoryIdempotencyStore is full: no room for ${bytes} bytes (maxBytes)`)
     }
+    const headers: string[] = []
+    for (const [name, value] of response.headers) headers.push(name, value)
     const completed = entry as Entry
     completed.state = 'completed'
     completed.expiresAt = now + retentionMs
     completed.recoveryPoint = undefined
-    completed.response = copyResponse(response)
+    completed.status = response.status
+    completed.headers = headers
+    completed.body = this.#copy(response.body)
     completed.bytes = bytes
     this.#bytes += bytes
-    // Re-inserted, so the map's order is completion order: eviction takes the oldest first.
-    this.#entries.delete(key)
-    this.#entries.set(key, completed)
+    this.#noteEnd(completed.expiresAt)
     return true
   }
 
-  async release(key: string, owner: string): Promise<boolean> {
+  /** A copy of `body` the caller cannot change: in a shared block, or a buffer of its own. */
+  #copy(body: Uint8Array): Uint8Array {
+    const length = body.byteLength
+    if (length > SHARED_MAX) return new Uint8Array(body)
+    if (this.#blockUsed + length > this.#block.byteLength) {
+      this.#block = new Uint8Array(BLOCK_BYTES)
+      this.#blockUsed = 0
+    }
+    const copy = this.#block.subarray(this.#blockUsed, this.#blockUsed + length)
+    copy.set(body)
+    this.#blockUsed += length
+    return copy
+  }
+
+  /** Answers at once. */
+  release(key: string, owner: string): boolean {
     const entry = this.#entries.get(key)
     if (entry === undefined || entry.state !== 'claimed' || entry.owner !== owner) return false
     if (entry.recoveryPoint === undefined) this.#delete(key, entry)
-    else entry.leaseExpiresAt = 0
+    else {
+      entry.leaseExpiresAt = 0
+      this.#noteEnd(endOf(entry))
+    }
     return true
   }
 
-  async checkpoint(
-    key: string,
-    owner: string,
-    checkpoint: IdempotencyCheckpoint,
-  ): Promise<boolean> {
+  /** Answers at once. */
+  checkpoint(key: string, owner: string, checkpoint: IdempotencyCheckpoint): boolean {
     const { recoveryPoint, retentionMs, now } = checkpoint
     const entry = this.#live(key, now)
     if (!this.#ownsLiveLease(entry, owner, now)) return false
     const claimed = entry as Entry
     claimed.recoveryPoint = recoveryPoint
     claimed.expiresAt = now + retentionMs
+    this.#noteEnd(endOf(claimed))
     return true
   }
 
@@ -234,17 +311,34 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.#bytes -= entry.bytes
   }
 
-  /** Visits up to `steps` entries from where the last sweep stopped, dropping expired ones. */
+  #noteEnd(end: number): void {
+    if (end < this.#nextEnd) this.#nextEnd = end
+    if (end < this.#passNoted) this.#passNoted = end
+  }
+
+  /**
+   * Visits up to `steps` entries from where the last sweep stopped, dropping expired ones;
+   * nothing while no record can have expired. A pass that reaches the end raises the bound:
+   * every record left was either seen in the pass or written since it began.
+   */
   #sweep(now: number, steps: number): void {
+    if (now < this.#nextEnd) return
     for (let step = 0; step < steps && this.#entries.size > 0; step++) {
-      this.#cursor ??= this.#entries.entries()
+      if (this.#cursor === undefined) {
+        this.#cursor = this.#entries.entries()
+        this.#passMin = Number.POSITIVE_INFINITY
+        this.#passNoted = Number.POSITIVE_INFINITY
+      }
       const next = this.#cursor.next()
       if (next.done) {
         this.#cursor = undefined
+        this.#nextEnd = Math.min(this.#passMin, this.#passNoted)
         continue
       }
       const [key, entry] = next.value
-      if (endOf(entry) <= now) this.#delete(key, entry)
+      const end = endOf(entry)
+      if (end <= now) this.#delete(key, entry)
+      else if (end < this.#passMin) this.#passMin = end
     }
   }
 
@@ -264,13 +358,22 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * While `over()`: drops every expired record, then evicts completed records, oldest first.
-   * Live claims and resumable records are never evicted.
+   * While `over()`: drops every expired record (when one can have expired), then evicts
+   * completed ones, oldest first (by when they were claimed), until there is room. A completed
+   * record still within its retention is evicted only when no expired record is left. Live
+   * claims and resumable records are never evicted.
    */
   #evictWhile(now: number, over: () => boolean): void {
     if (!over()) return
-    for (const [key, entry] of this.#entries) {
-      if (endOf(entry) <= now) this.#delete(key, entry)
+    if (now >= this.#nextEnd) {
+      // Every record is looked at, so the bound becomes exact again.
+      let earliest = Number.POSITIVE_INFINITY
+      for (const [key, entry] of this.#entries) {
+        const end = endOf(entry)
+        if (end <= now) this.#delete(key, entry)
+        else if (end < earliest) earliest = end
+      }
+      this.#nextEnd = earliest
     }
     for (const [key, entry] of this.#entries) {
       if (!over()) return

@@ -14,9 +14,10 @@ class SpyStore implements IdempotencyStore {
   readonly calls: string[] = []
   failing = new Set<string>()
 
-  #run<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  // Answers with promises, as a network store does.
+  async #run<T>(operation: string, run: () => T | Promise<T>): Promise<T> {
     this.calls.push(operation)
-    if (this.failing.has(operation)) return Promise.reject(new Error(`${operation}: ECONNREFUSED`))
+    if (this.failing.has(operation)) throw new Error(`${operation}: ECONNREFUSED`)
     return run()
   }
   claim: IdempotencyStore['claim'] = (...args) =>
@@ -601,6 +602,71 @@ describe('storage policy', () => {
     })
   })
 
+  test('a Request holding its body whole (the whole-body slot) is read from it, not its stream, and bounded', async () => {
+    const { middleware } = setup({ maxBodyBytes: 32 })
+    // What @api-blocks/node's Request answers for bytes a body parser already read.
+    const holding = (key: string, text: string): Request => {
+      const request = post(key, 'the stream, never read')
+      const kept = new TextEncoder().encode(text)
+      Object.defineProperty(request, Symbol.for('api-blocks.whole-body'), { get: () => kept })
+      Object.defineProperty(request, 'body', {
+        get: () => {
+          throw new Error('the stream must not be read')
+        },
+      })
+      // Its body methods answer from the bytes it holds.
+      request.text = async () => new TextDecoder().decode(kept)
+      holders.add(request)
+      return request
+    }
+    const holders = new Set<Request>()
+    const seen: string[] = []
+    const echo = async (request: Request) => {
+      // Still holding its body: the middleware hands the request itself on, no copy.
+      expect(holders.has(request)).toBe(true)
+      seen.push(await request.text())
+      return new Response('ok', { status: 201 })
+    }
+    expect((await middleware(holding('k1', '{"a":1,"b":2}'), echo)).status).toBe(201)
+    expect(seen).toEqual(['{"a":1,"b":2}'])
+    // Fingerprinted from the slot: the same body reordered replays, another is refused.
+    const replay = await middleware(holding('k1', '{ "b": 2, "a": 1 }'), echo)
+    expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    expect((await middleware(holding('k1', '{"a":2}'), echo)).status).toBe(409)
+    expect((await middleware(holding('k2', `"${'x'.repeat(40)}"`), echo)).status).toBe(413)
+    expect(seen).toHaveLength(1)
+  })
+
+  test('a Request that takes its body back (the restore-body slot) is handed on itself, holding the bytes read', async () => {
+    const { middleware } = setup()
+    const taken: Uint8Array[] = []
+    const restoring = (key: string, body: string) => {
+      const request = post(key, body)
+      Object.defineProperty(request, Symbol.for('api-blocks.restore-body'), {
+        value: (bytes: Uint8Array) => {
+          taken.push(bytes)
+          return true
+        },
+      })
+      return request
+    }
+    const refusing = post('k2', '{"a":2}')
+    Object.defineProperty(refusing, Symbol.for('api-blocks.restore-body'), { value: () => false })
+    const handed: Request[] = []
+    const record = async (request: Request) => {
+      handed.push(request)
+      return new Response('ok', { status: 201 })
+    }
+    const first = restoring('k1', '{ "a": 1 }')
+    expect((await middleware(first, record)).status).toBe(201)
+    expect(handed[0]).toBe(first)
+    expect(new TextDecoder().decode(taken[0])).toBe('{ "a": 1 }')
+    // One that refuses gets a new Request with the same bytes.
+    expect((await middleware(refusing, record)).status).toBe(201)
+    expect(handed[1]).not.toBe(refusing)
+    expect(await handed[1]?.text()).toBe('{"a":2}')
+  })
+
   test('a body stream that fails: the error propagates (a 500 problem at the boundary), the claim is released', async () => {
     const { middleware, handler, events } = setup()
     const broken = new ReadableStream<Uint8Array>({
@@ -651,6 +717,36 @@ describe('a store that fails', () => {
     store.failing.clear()
     expect((await middleware(post('k1'), handler)).status).toBe(201)
     expect(runs()).toBe(1)
+  })
+
+  test('a store that throws synchronously: claim → 503; complete → the response goes out, unstored', async () => {
+    const memory = new MemoryIdempotencyStore()
+    const broken = new Set<string>()
+    const store: IdempotencyStore = {
+      claim: (...args) => {
+        if (broken.has('claim')) throw new Error('claim: ECONNREFUSED')
+        return memory.claim(...args)
+      },
+      complete: (...args) => {
+        if (broken.has('complete')) throw new Error('complete: ECONNREFUSED')
+        return memory.complete(...args)
+      },
+      release: (...args) => memory.release(...args),
+      checkpoint: (...args) => memory.checkpoint(...args),
+    }
+    const events: IdempotencyEvent[] = []
+    const middleware = idempotency({ store, scope: 's', onEvent: (event) => events.push(event) })
+    const created = async () => new Response('created', { status: 201 })
+    broken.add('claim')
+    expect((await middleware(post('k1'), created)).status).toBe(503)
+    broken.clear()
+    broken.add('complete')
+    const response = await middleware(post('k1'), created)
+    expect(response.status).toBe(201)
+    expect(await response.text()).toBe('created')
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'store-error', operation: 'complete' }),
+    )
   })
 
   test('a store down while waiting for a duplicate → 503', async () => {

@@ -19,11 +19,12 @@ import { IdempotencyError } from './error.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { concat } from './internal/encoding.ts'
 import { readBodyBounded } from './internal/read-body.ts'
-import { wholeBody } from './internal/whole-body.ts'
+import { WHOLE_BODY, wholeBody } from './internal/whole-body.ts'
 import { parseIdempotencyKey } from './key.ts'
+import { MemoryIdempotencyStore } from './memory-store.ts'
 import type { IdempotencyEvent, IdempotencyOptions, ResolvedOptions } from './options.ts'
 import { resolveOptions } from './options.ts'
-import { replayResponse, storableHeaders } from './replay.ts'
+import { replayResponse, storedFieldsOf } from './replay.ts'
 import type { IdempotencyClaimResult, StoredResponse } from './store.ts'
 import { storeKeyOf } from './store-key.ts'
 
@@ -40,6 +41,8 @@ export type IdempotencyMiddleware = (
   request: Request,
   next: (request: Request) => Promise<Response>,
 ) => Promise<Response>
+
+const NO_HEADERS: readonly [] = []
 
 interface Prepared {
   key: string
@@ -97,27 +100,33 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
     const owner = config.generateOwner()
     const started = clock()
 
-    const claim = async (): Promise<IdempotencyClaimResult> => {
+    const unavailable = (error: unknown): never => {
+      emit({ type: 'store-error', storeKey, operation: 'claim', error })
+      throw new IdempotencyError(
+        'store_unavailable',
+        'The idempotency store is unavailable; the request was not processed. Retry later.',
+        { cause: error },
+      )
+    }
+    // A store that answers synchronously (the memory store) is not awaited.
+    const claim = (): IdempotencyClaimResult | Promise<IdempotencyClaimResult> => {
       try {
-        return await store.claim(storeKey, {
+        const answer = store.claim(storeKey, {
           fingerprint,
           owner,
           leaseMs: config.leaseMs,
           now: clock(),
         })
+        return isPromise(answer) ? answer.then(undefined, unavailable) : answer
       } catch (error) {
-        emit({ type: 'store-error', storeKey, operation: 'claim', error })
-        throw new IdempotencyError(
-          'store_unavailable',
-          'The idempotency store is unavailable; the request was not processed. Retry later.',
-          { cause: error },
-        )
+        return unavailable(error)
       }
     }
 
     let result: IdempotencyClaimResult
     try {
-      result = await claim()
+      const first = claim()
+      result = isPromise(first) ? await first : first
       // Optionally wait for the first execution instead of answering 409 at once.
       const wait = config.waitForInFlight
       while (
@@ -191,7 +200,10 @@ async function prepare(
       route: config.route(request),
       body: body ?? new Uint8Array(0),
       contentType: request.headers.get('content-type'),
-      headers: config.fingerprintHeaders.map((name) => [name, request.headers.get(name)] as const),
+      headers:
+        config.fingerprintHeaders.length === 0
+          ? NO_HEADERS
+          : config.fingerprintHeaders.map((name) => [name, request.headers.get(name)] as const),
     },
     { encoding: config.fingerprintEncoding },
   )
@@ -228,21 +240,28 @@ async function execute(
       emit({ type: 'store-error', storeKey, operation: 'release', error })
     }
   }
-  const complete = async (response: StoredResponse) => {
-    try {
-      const stored = await store.complete(storeKey, owner, {
-        response,
-        retentionMs: config.retentionMs,
-        now: clock(),
-      })
+  // Settles without throwing; a promise only when the store answered with one.
+  const complete = (response: StoredResponse): Promise<void> | undefined => {
+    const done = (stored: boolean) =>
       emit(
         stored
           ? { type: 'stored', storeKey, status: response.status, bytes: response.body.byteLength }
           : { type: 'lost', storeKey, operation: 'complete' },
       )
-    } catch (error) {
+    const failed = (error: unknown) =>
       emit({ type: 'store-error', storeKey, operation: 'complete', error })
+    try {
+      const answer = store.complete(storeKey, owner, {
+        response,
+        retentionMs: config.retentionMs,
+        now: clock(),
+      })
+      if (isPromise(answer)) return answer.then(done, failed)
+      done(answer)
+    } catch (error) {
+      failed(error)
     }
+    return undefined
   }
 
   const context: IdempotencyContext = {
@@ -272,12 +291,7 @@ async function execute(
       }
     },
   }
-  // The body was read for the fingerprint: the handler gets a new Request with the same bytes.
-  // (@api-blocks/http's compose() carries the per-request context over to it.)
-  const forwarded =
-    prepared.body === null
-      ? request
-      : new Request(request, { body: prepared.body as Uint8Array<ArrayBuffer> })
+  const forwarded = prepared.body === null ? request : withBody(request, prepared.body)
   bindIdempotencyContext(forwarded, context)
   emit({ type: 'executed', storeKey, recoveryPoint })
 
@@ -293,17 +307,25 @@ async function execute(
     return response
   }
   const status = response.status
-  const headers = storableHeaders(response.headers, config.omitHeaders)
-  const whole = wholeBody(response, config.maxStoredBytes)
+  const headers = storedFieldsOf(response, config.omitHeaders)
+  const whole = wholeBody(
+    response,
+    config.maxStoredBytes,
+    config.store instanceof MemoryIdempotencyStore,
+  )
   if (whole !== undefined) {
     // A body held in memory (see internal/whole-body.ts): stored without streaming it, and
     // the response goes on untouched; over maxStoredBytes (null), not stored.
     if (whole === null) await release('too-large')
-    else await complete({ status, headers, body: whole })
+    else {
+      const completing = complete({ status, headers, body: whole })
+      if (completing !== undefined) await completing
+    }
     return response
   }
   if (response.body === null) {
-    await complete({ status, headers, body: new Uint8Array(0) })
+    const completing = complete({ status, headers, body: new Uint8Array(0) })
+    if (completing !== undefined) await completing
     return response
   }
   // Read ahead, up to maxStoredBytes: a body that ends within the limit is stored before the
@@ -337,7 +359,8 @@ async function execute(
     }
   }
   const body = concat(chunks, length)
-  await complete({ status, headers, body })
+  const completing = complete({ status, headers, body })
+  if (completing !== undefined) await completing
   return new Response(body as Uint8Array<ArrayBuffer>, {
     status,
     statusText: response.statusText,
@@ -360,4 +383,24 @@ function resume(
     },
     cancel: (reason) => reader.cancel(reason),
   })
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}
+
+const RESTORE_BODY = Symbol.for('api-blocks.restore-body')
+
+/**
+ * The request to hand on, its body the bytes the middleware read for the fingerprint: the
+ * request itself when it still holds them (the whole-body slot) or takes them back (the
+ * restore-body slot of `@api-blocks/node`'s Request); otherwise a new Request with the same
+ * bytes (@api-blocks/http's compose() carries the per-request context over to it).
+ */
+function withBody(request: Request, body: Uint8Array): Request {
+  const slots = request as { [WHOLE_BODY]?: unknown; [RESTORE_BODY]?: unknown }
+  if (slots[WHOLE_BODY] === body) return request
+  const restore = slots[RESTORE_BODY]
+  if (typeof restore === 'function' && restore.call(request, body) === true) return request
+  return new Request(request, { body: body as Uint8Array<ArrayBuffer> })
 }

@@ -151,7 +151,10 @@ export interface IdempotencyOptions {
   clock?: () => number
   /** Waits `ms` milliseconds, for `waitForInFlight` (default a timer). */
   sleep?: (ms: number) => Promise<void>
-  /** A fresh owner token per execution (default `crypto.randomUUID()`). */
+  /**
+   * A new owner token per execution, unique among every process that shares the store
+   * (default: a random UUID drawn once per middleware, then a counter).
+   */
   generateOwner?: () => string
   /** The base URI problem-type slugs resolve against (see `toProblemResponse`). */
   problemBase?: string
@@ -255,7 +258,7 @@ export function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
     retryAfterSeconds: positive('retryAfterSeconds', options.retryAfterSeconds ?? 1),
     clock: options.clock ?? Date.now,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-    generateOwner: options.generateOwner ?? (() => crypto.randomUUID()),
+    generateOwner: options.generateOwner ?? ownerTokens(),
     problemBase: options.problemBase,
     emit: (event) => {
       try {
@@ -286,4 +289,20 @@ function pathAndQuery(request: Request): string {
   }
   const parsed = new URL(url)
   return parsed.pathname + parsed.search
+}
+
+/**
+ * Owner tokens: a random UUID drawn once, then a counter. Unique across processes (the UUID)
+ * and executions (the counter) at a fraction of a UUID per request; the owner only fences
+ * the store's writes and never leaves the server, so it need not be unpredictable.
+ */
+function ownerTokens(): () => string {
+  // Drawn on first use, not when the middleware is made: Workers refuse random values outside
+  // a request, and a startup snapshot would share one prefix between processes.
+  let prefix: string | undefined
+  let next = 0
+  return () => {
+    prefix ??= `${crypto.randomUUID()}.`
+    return prefix + (next++).toString(36)
+  }
 }

@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'vitest'
-import { NEVER_REPLAYED_HEADERS, replayResponse, storableHeaders } from './replay.ts'
+import {
+  NEVER_REPLAYED_HEADERS,
+  replayResponse,
+  storableHeaders,
+  storedFieldsOf,
+} from './replay.ts'
 
 describe('storableHeaders', () => {
   test('drops hop-by-hop fields, Date, Content-Length and Set-Cookie; keeps the rest', () => {
@@ -65,5 +70,51 @@ describe('replayResponse', () => {
     const stored = { status: 200, headers: [], body: new TextEncoder().encode('once') }
     expect(await replayResponse(stored).text()).toBe('once')
     expect(await replayResponse(stored).text()).toBe('once')
+  })
+})
+
+describe('storedFieldsOf', () => {
+  const withFields = (fields: string[]) => {
+    const response = new Response('x', { headers: { 'x-from-headers': 'not read' } })
+    Object.defineProperty(response, Symbol.for('api-blocks.header-fields'), { value: fields })
+    return response
+  }
+
+  test('reads the header-fields slot when there is one, with the same rules as storableHeaders', () => {
+    const fields = [
+      'location',
+      '/v1/orders/42',
+      'connection',
+      'close, X-Hop',
+      'x-hop',
+      '1',
+      'date',
+      'Tue, 01 Apr 2025 10:00:00 GMT',
+      'set-cookie',
+      'session=abc',
+      'x-trace',
+      't',
+      'content-type',
+      'application/json',
+    ]
+    const stored = storedFieldsOf(withFields(fields), ['X-Trace'])
+    expect(stored).toEqual([
+      ['location', '/v1/orders/42'],
+      ['content-type', 'application/json'],
+    ])
+    // The same fields as through a Headers object, which sorts them.
+    const headers = new Headers()
+    for (let index = 0; index < fields.length; index += 2) {
+      headers.append(fields[index] as string, fields[index + 1] as string)
+    }
+    expect(new Map(stored)).toEqual(new Map(storableHeaders(headers, ['X-Trace'])))
+  })
+
+  test('without the slot, reads response.headers', () => {
+    const response = new Response('x', { headers: { etag: '"1"', date: 'now' } })
+    expect(storedFieldsOf(response, [])).toEqual([
+      ['content-type', 'text/plain;charset=UTF-8'],
+      ['etag', '"1"'],
+    ])
   })
 })

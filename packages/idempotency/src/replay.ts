@@ -76,12 +76,19 @@ export function storableHeaders(
   headers: Headers,
   omit: readonly string[] = [],
 ): [name: string, value: string][] {
+  const skip = skipped(omit, headers.get('connection'))
+  const stored: [string, string][] = []
+  for (const [name, value] of headers) if (!skip.has(name)) stored.push([name, value])
+  return stored
+}
+
+// The names not stored: the fixed list, `omit`, and (RFC 9110 §7.6.1) the further hop-by-hop
+// fields the Connection field lists.
+function skipped(omit: readonly string[], connection: string | null): ReadonlySet<string> {
   let skip: ReadonlySet<string> =
     omit.length === 0
       ? NEVER_REPLAYED
       : new Set([...NEVER_REPLAYED, ...omit.map((name) => name.toLowerCase())])
-  // RFC 9110 §7.6.1: the Connection field lists further hop-by-hop fields.
-  const connection = headers.get('connection')
   if (connection !== null) {
     const named = new Set(skip)
     for (const name of connection.split(',')) {
@@ -90,8 +97,35 @@ export function storableHeaders(
     }
     skip = named
   }
+  return skip
+}
+
+const HEADER_FIELDS = Symbol.for('api-blocks.header-fields')
+
+/**
+ * @internal The stored header fields of `response`, as {@link storableHeaders} gives them for
+ * `response.headers`. A Response of `@api-blocks/node` whose fields were given as a plain
+ * record lists them through the `Symbol.for('api-blocks.header-fields')` slot (names
+ * lower-cased and unique, in the order given): they are read from there, so no `Headers`
+ * object is built for them. The same fields, in insertion order rather than sorted.
+ */
+export function storedFieldsOf(
+  response: Response,
+  omit: readonly string[],
+): [name: string, value: string][] {
+  const flat: unknown = (response as { [HEADER_FIELDS]?: unknown })[HEADER_FIELDS]
+  if (!Array.isArray(flat)) return storableHeaders(response.headers, omit)
+  const fields = flat as readonly string[]
+  let connection: string | null = null
+  for (let index = 0; index < fields.length; index += 2) {
+    if (fields[index] === 'connection') connection = fields[index + 1] as string
+  }
+  const skip = skipped(omit, connection)
   const stored: [string, string][] = []
-  for (const [name, value] of headers) if (!skip.has(name)) stored.push([name, value])
+  for (let index = 0; index < fields.length; index += 2) {
+    const name = fields[index] as string
+    if (!skip.has(name)) stored.push([name, fields[index + 1] as string])
+  }
   return stored
 }
 
@@ -109,6 +143,7 @@ export function replayResponse(stored: StoredResponse): Response {
   const headers = new Headers()
   for (const [name, value] of stored.headers) headers.append(name, value)
   headers.set(REPLAYED_HEADER, 'true')
-  const body = NULL_BODY_STATUSES.has(stored.status) ? null : new Uint8Array(stored.body)
-  return new Response(body, { status: stored.status, headers })
+  // The Response copies the bytes (Fetch "extract a body"): no copy of our own.
+  const body = NULL_BODY_STATUSES.has(stored.status) ? null : stored.body
+  return new Response(body as Uint8Array<ArrayBuffer> | null, { status: stored.status, headers })
 }

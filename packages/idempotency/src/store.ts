@@ -38,7 +38,11 @@ export interface StoredResponse {
   readonly status: number
   /** Header fields in order, names lowercased, after the replay deny-list was applied. */
   readonly headers: readonly (readonly [name: string, value: string])[]
-  /** The body bytes, exactly as sent to the first client. */
+  /**
+   * The body bytes, exactly as sent to the first client. It may be a view into a larger
+   * buffer: read it through `byteOffset` and `byteLength` (or as the Uint8Array it is), never
+   * through its whole `.buffer`.
+   */
   readonly body: Uint8Array
 }
 
@@ -53,7 +57,7 @@ export interface StoredResponse {
 export interface IdempotencyClaim {
   /** The request's fingerprint (see `computeFingerprint`). */
   readonly fingerprint: string
-  /** A fresh random token naming this execution: the fence of `complete`, `checkpoint`, `release`. */
+  /** A token unique to this execution: the fence of `complete`, `checkpoint`, `release`. */
   readonly owner: string
   /** How long the claim holds the key against other executions, in milliseconds. */
   readonly leaseMs: number
@@ -145,6 +149,9 @@ export interface IdempotencyCheckpoint {
  *   collection and must not end a record before its logical end.
  * - A store that cannot answer rejects (throws). The middleware then answers 503 and runs
  *   nothing (fail closed).
+ * - It may answer synchronously (an embedded store, like `MemoryIdempotencyStore`) or with a
+ *   promise (a network store). Callers `await` the answer either way; the middleware awaits
+ *   only promises, which saves a turn of the microtask queue per operation.
  *
  * @example
  * ```ts
@@ -167,7 +174,10 @@ export interface IdempotencyStore {
    *
    * A written claim has `leaseExpiresAt = now + leaseMs`, no recovery point and no response.
    */
-  claim(key: string, claim: IdempotencyClaim): Promise<IdempotencyClaimResult>
+  claim(
+    key: string,
+    claim: IdempotencyClaim,
+  ): IdempotencyClaimResult | Promise<IdempotencyClaimResult>
   /**
    * Stores the response: if the record is a live claim of `owner`, it becomes completed with
    * `expiresAt = now + retentionMs` (the recovery point is dropped) and the call returns
@@ -175,7 +185,11 @@ export interface IdempotencyStore {
    * the record is gone) nothing changes and it returns `false`: a stale owner never
    * overwrites the record of the execution that replaced it.
    */
-  complete(key: string, owner: string, completion: IdempotencyCompletion): Promise<boolean>
+  complete(
+    key: string,
+    owner: string,
+    completion: IdempotencyCompletion,
+  ): boolean | Promise<boolean>
   /**
    * Gives the key up so that a retry executes: if the record is a claim of `owner` (its lease
    * live or not), it is deleted, or, when it carries a recovery point, its lease is ended
@@ -184,12 +198,16 @@ export interface IdempotencyStore {
    * ended without a checkpoint is already logically absent: a store whose TTL has removed it
    * answers `false`, one that still holds it may answer `true`; nothing observable differs.)
    */
-  release(key: string, owner: string): Promise<boolean>
+  release(key: string, owner: string): boolean | Promise<boolean>
   /**
    * Records that a side effect happened: if the record is a live claim of `owner`, it gets
    * the recovery point and `expiresAt = now + retentionMs`, and the call returns `true`;
    * otherwise nothing changes and it returns `false`. A resumable record stays bound to its
    * fingerprint until `expiresAt`: a retry of the same request resumes, another is refused.
    */
-  checkpoint(key: string, owner: string, checkpoint: IdempotencyCheckpoint): Promise<boolean>
+  checkpoint(
+    key: string,
+    owner: string,
+    checkpoint: IdempotencyCheckpoint,
+  ): boolean | Promise<boolean>
 }

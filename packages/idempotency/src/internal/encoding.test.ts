@@ -9,6 +9,7 @@ import {
   toBase64url,
   toHex,
   utf8Length,
+  utf8LengthPortable,
   webSha256,
 } from './encoding.ts'
 
@@ -23,11 +24,14 @@ test.each([
 test('utf8Length is the length TextEncoder writes, lone surrogates included', () => {
   fc.assert(
     fc.property(fc.string({ unit: 'binary', maxLength: 64 }), (text) => {
-      expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length)
+      const encoded = new TextEncoder().encode(text).length
+      expect(utf8Length(text)).toBe(encoded)
+      expect(utf8LengthPortable(text)).toBe(encoded)
     }),
     { interruptAfterTimeLimit: 2000 },
   )
   expect(utf8Length('\ud800x\udc00\ud83d\ude00')).toBe(3 + 1 + 3 + 4)
+  expect(utf8LengthPortable('\ud800x\udc00\ud83d\ude00')).toBe(3 + 1 + 3 + 4)
 })
 
 test('hashing the frame of text and bytes equals hashing its bytes (node:crypto path against Web Crypto)', async () => {

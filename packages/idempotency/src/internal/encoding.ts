@@ -30,7 +30,8 @@ interface BufferLike {
 }
 interface BufferClass {
   from(buffer: ArrayBufferLike, byteOffset: number, length: number): BufferLike
-  from(text: string, encoding: 'base64'): Uint8Array
+  from(text: string, encoding: 'base64' | 'utf8'): Uint8Array
+  byteLength(text: string): number
 }
 
 // Node's Buffer (also in Bun), reached through globalThis rather than imported so the package
@@ -38,6 +39,15 @@ interface BufferClass {
 // String.fromCharCode for a few hundred bytes (the stored-response codec runs on every Redis
 // and PostgreSQL write and replay). Elsewhere the portable code below runs.
 const NativeBuffer = (globalThis as { Buffer?: BufferClass }).Buffer
+
+/**
+ * The UTF-8 bytes of `text`, as {@link utf8}, but where Node's Buffer exists they are a view
+ * into its pool (a fraction of the cost of a buffer of their own): only for bytes that are
+ * copied at once and never handed on (see `wholeBody`).
+ */
+export function utf8Shared(text: string): Uint8Array {
+  return NativeBuffer === undefined ? encoder.encode(text) : NativeBuffer.from(text, 'utf8')
+}
 
 /** Standard base64 with padding (RFC 4648 §4). */
 export function toBase64(bytes: Uint8Array): string {
@@ -70,6 +80,12 @@ export function fromBase64(text: string): Uint8Array {
  * hashing a string) writes, a lone surrogate counting as the 3 bytes of U+FFFD.
  */
 export function utf8Length(text: string): number {
+  // Node's count is native (and counts a lone surrogate as 3 bytes too).
+  return NativeBuffer === undefined ? utf8LengthPortable(text) : NativeBuffer.byteLength(text)
+}
+
+/** {@link utf8Length} in plain JavaScript, for runtimes without Node's Buffer. */
+export function utf8LengthPortable(text: string): number {
   let length = text.length
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index)

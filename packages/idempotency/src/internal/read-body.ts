@@ -6,6 +6,7 @@
  */
 import { IdempotencyError } from '../error.ts'
 import { concat } from './encoding.ts'
+import { WHOLE_BODY } from './whole-body.ts'
 
 /**
  * The body of `request`, at most `maxBytes` long; `null` when the request has none.
@@ -22,6 +23,14 @@ export async function readBodyBounded(
     new IdempotencyError('body_too_large', `The request body is larger than ${maxBytes} bytes.`, {
       maxBytes,
     })
+  // Bytes the Request holds in memory (a framework read them; see whole-body.ts): used as
+  // they are, without a stream and without consuming the request. The middleware hands the
+  // handler a copy of them in a new Request.
+  const whole: unknown = (request as { [WHOLE_BODY]?: unknown })[WHOLE_BODY]
+  if (whole instanceof Uint8Array) {
+    if (whole.byteLength > maxBytes) throw tooLarge()
+    return whole
+  }
   if (request.body === null) return null
   // RFC 9110 §8.6: refuse before reading when the announced length is over the limit.
   const declared = request.headers.get('content-length')

@@ -10,22 +10,29 @@
  *
  * @module
  */
-import { utf8 } from './encoding.ts'
+import { utf8, utf8Shared } from './encoding.ts'
 
-const WHOLE_BODY = Symbol.for('api-blocks.whole-body')
+export const WHOLE_BODY: unique symbol = Symbol.for('api-blocks.whole-body') as never
 const EMPTY = new Uint8Array(0)
 
 /**
  * The body bytes when `response` holds them whole in memory; `undefined` otherwise, and `null`
  * when the body is over `maxBytes` (a string is refused by its length before any encoding: its
- * UTF-8 is never shorter).
+ * UTF-8 is never shorter). With `shared`, a string is encoded into Node's Buffer pool where
+ * there is one: only for a store known to copy the bytes at once (the memory store); any other
+ * store gets bytes with a buffer of their own, so one that keeps `.buffer` cannot keep other
+ * requests' bytes with them.
  */
-export function wholeBody(response: Response, maxBytes: number): Uint8Array | null | undefined {
+export function wholeBody(
+  response: Response,
+  maxBytes: number,
+  shared = false,
+): Uint8Array | null | undefined {
   const whole: unknown = (response as { [WHOLE_BODY]?: unknown })[WHOLE_BODY]
   if (whole === null) return EMPTY
   if (typeof whole === 'string') {
     if (whole.length > maxBytes) return null
-    const bytes = utf8(whole)
+    const bytes = shared ? utf8Shared(whole) : utf8(whole)
     return bytes.byteLength > maxBytes ? null : bytes
   }
   if (!(whole instanceof Uint8Array)) return undefined

@@ -63,6 +63,20 @@ export function storeOperationCases(context: SuiteContext): void {
     expect(replay.response.body).toBeInstanceOf(Uint8Array)
   })
 
+  it('a body given as a view into a larger buffer MUST be stored as the view, not its buffer', async (store) => {
+    const k = key()
+    // What the middleware may hand over: a slice of Node's Buffer pool, say.
+    const pool = allBytes(4096)
+    const response = sample(pool.subarray(1000, 1300))
+    await store.claim(k, { fingerprint: 'f', owner: 'a', leaseMs: LEASE, now: t0 })
+    expect(await store.complete(k, 'a', { response, retentionMs: RETENTION, now: t0 })).toBe(true)
+    // The caller's buffer is reused afterwards: the stored bytes must not follow.
+    const expected = plain(response)
+    pool.fill(0)
+    const replay = await store.claim(k, { fingerprint: 'f', owner: 'b', leaseMs: LEASE, now: t0 })
+    expect(replay.state === 'completed' && plain(replay.response)).toEqual(expected)
+  })
+
   it('an empty body MUST round-trip as an empty body', async (store) => {
     const k = key()
     await store.claim(k, { fingerprint: 'f', owner: 'a', leaseMs: LEASE, now: t0 })
