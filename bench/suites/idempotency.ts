@@ -10,9 +10,16 @@
 //
 // On a 2-core machine the client competes with the server, so where `taskset` exists the
 // service is pinned to CPU 0 and this process (the client) to CPU 1; Redis and PostgreSQL float.
-// The columns alternate for ROUNDS rounds and the table shows medians, both req/s and the
-// service's own CPU time per request (from /proc, user + system): the second is what a server
-// with its own core would be limited by, and moves far less with the client and the machine.
+// Each of ROUNDS rounds starts a fresh service (the example keeps its orders in memory: a heap
+// grown by earlier rounds makes later collections dearer), warms both paths, then measures
+// SLICES short slices of each of the no-key and new-key columns, interleaved A B B A A B …,
+// and two of the replay column. Per round, each column's slices are summed: req/s, and the
+// service's own CPU time per request (from /proc, user + system). The table shows medians over
+// the rounds, and the median of the per-round ratios. This machine's speed drifts by tens of
+// percent over seconds; fine interleaving puts the drift on both columns alike. The CPU ratio
+// is what a server with its own core would be limited by, and the one to hold targets to:
+// autocannon, on one core, is near its own limit in the no-key column, where the server idles
+// a little, which makes the req/s ratio look better.
 //
 // Round trips: the same service in this process, its idempotency store wrapped to count calls
 // (each call of the memory, Redis and PostgreSQL stores is one round trip: one EVALSHA or one
@@ -33,8 +40,10 @@ interface AutocannonResult {
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
-const DURATION_S = 3
-const ROUNDS = 3
+const SLICE_S = 1.5
+const SLICES = 6
+const WARM_UP_S = 2
+const ROUNDS = 5
 const body = JSON.stringify({ customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity: 2 }] })
 const main = fileURLToPath(new URL('../../examples/service/src/main.ts', import.meta.url))
 const pinned =
@@ -55,6 +64,10 @@ async function startService(env: Record<string, string>): Promise<Service> {
     {
       env: {
         ...process.env,
+        // Each row names its own store: the bench's own REDIS_URL / DATABASE_URL must not leak
+        // into the others (with both set the service keeps its records in PostgreSQL).
+        REDIS_URL: '',
+        DATABASE_URL: '',
         PORT: '0',
         RATE_LIMIT_PER_SECOND: '100000000',
         RATE_LIMIT_PER_HOUR: '100000000',
@@ -85,14 +98,19 @@ async function startService(env: Record<string, string>): Promise<Service> {
 interface Load {
   rps: number
   cpuUs: number
+  requests: number
 }
 
-async function load(service: Service, headers: () => Record<string, string>): Promise<Load> {
+async function load(
+  service: Service,
+  headers: () => Record<string, string>,
+  seconds: number,
+): Promise<Load> {
   const before = service.cpu()
   const result = await autocannon({
     url: `${service.url}/v1/orders`,
     connections: 50,
-    duration: DURATION_S,
+    duration: seconds,
     requests: [
       {
         method: 'POST',
@@ -109,15 +127,28 @@ async function load(service: Service, headers: () => Record<string, string>): Pr
     throw new Error(`unexpected answers: ${result.errors} errors, ${result.non2xx} non-2xx`)
   }
   return {
-    rps: result.requests.average,
+    rps: result.requests.total / seconds,
     cpuUs: (service.cpu() - before) / result.requests.total,
+    requests: result.requests.total,
   }
 }
 
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
+// The middle value; for an even count, the mean of the two middle ones.
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  if (sorted.length === 0) return Number.NaN
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
+}
 
-async function throughput(label: string, env: Record<string, string>) {
+type Column = 'none' | 'first' | 'replay'
+
+// One round: a fresh service (so every round starts from the same heap: the example keeps its
+// orders in memory, and a heap grown by earlier rounds makes later collections dearer), both
+// paths warmed, then the three columns, in an order that alternates between rounds.
+async function round(env: Record<string, string>, index: number): Promise<Record<Column, Load>> {
   const service = await startService(env)
   try {
     // Every column sends one random header, so the client does the same work per request in
@@ -133,36 +164,67 @@ async function throughput(label: string, env: Record<string, string>) {
     })
     if (seed.status !== 201) throw new Error(`seeding the replay key answered ${seed.status}`)
     await seed.arrayBuffer()
-    const columns = {
+    const columns: Record<Column, () => Record<string, string>> = {
       none: nonce,
       first: () => ({ 'idempotency-key': crypto.randomUUID() }),
       replay: () => ({ 'idempotency-key': replayKey, ...nonce() }),
     }
-    await load(service, columns.none) // warm-up, both paths
-    await load(service, columns.first)
-    const runs: Record<keyof typeof columns, Load[]> = { none: [], first: [], replay: [] }
-    for (let round = 0; round < ROUNDS; round += 1) {
-      for (const column of ['none', 'first', 'replay'] as const) {
-        runs[column].push(await load(service, columns[column]))
-      }
+    await load(service, columns.none, WARM_UP_S) // warm-up, both paths
+    await load(service, columns.first, WARM_UP_S)
+    // Short slices in the order A B B A A B B A …, A being the no-key column in even rounds and
+    // the new-key column in odd ones: the machine's speed drifts over seconds, and the slice
+    // after a switch runs a little differently; both fall on the two columns alike.
+    const [a, b]: [Column, Column] = index % 2 === 0 ? ['none', 'first'] : ['first', 'none']
+    const order: Column[] = ['replay']
+    for (let slice = 0; slice < SLICES; slice += 1)
+      order.push(...(slice % 2 === 0 ? [a, b] : [b, a]))
+    order.push('replay')
+    const slices: Record<Column, Load[]> = { none: [], first: [], replay: [] }
+    const trace: string[] = []
+    for (const column of order) {
+      const slice = await load(service, columns[column], SLICE_S)
+      slices[column].push(slice)
+      trace.push(`${column} ${Math.round(slice.cpuUs)}`)
     }
-    const rps = (column: keyof typeof columns) => median(runs[column].map((run) => run.rps))
-    const cpu = (column: keyof typeof columns) => median(runs[column].map((run) => run.cpuUs))
-    const percent = (ratio: number) =>
-      Number.isFinite(ratio) ? `${Math.round(ratio * 100)} %` : '-'
-    return {
-      store: label,
-      'no key req/s': Math.round(rps('none')),
-      'new key req/s': Math.round(rps('first')),
-      'replay req/s': Math.round(rps('replay')),
-      'new/no key (req/s)': percent(rps('first') / rps('none')),
-      'CPU µs/req no key': Math.round(cpu('none')),
-      'new key': Math.round(cpu('first')),
-      replay: Math.round(cpu('replay')),
-      'new/no key (CPU)': percent(cpu('none') / cpu('first')),
+    // IDEMPOTENCY_BENCH_TRACE=1 prints each slice's CPU µs per request.
+    if (process.env['IDEMPOTENCY_BENCH_TRACE']) console.log(trace.join(', '))
+    const total = (loads: Load[]): Load => {
+      const requests = loads.reduce((sum, load) => sum + load.requests, 0)
+      const cpu = loads.reduce((sum, load) => sum + load.cpuUs * load.requests, 0)
+      const seconds = loads.reduce((sum, load) => sum + load.requests / load.rps, 0)
+      return { rps: requests / seconds, cpuUs: cpu / requests, requests }
     }
+    return { none: total(slices.none), first: total(slices.first), replay: total(slices.replay) }
   } finally {
     service.stop()
+  }
+}
+
+async function throughput(label: string, env: Record<string, string>) {
+  const runs: Record<Column, Load>[] = []
+  for (let index = 0; index < ROUNDS; index += 1) runs.push(await round(env, index))
+  console.log(
+    `${label}: new/no key CPU ratio by round: ${runs
+      .map((run) => `${Math.round((run.none.cpuUs / run.first.cpuUs) * 100)} %`)
+      .join(', ')}`,
+  )
+  const rps = (column: Column) => median(runs.map((run) => run[column].rps))
+  const cpu = (column: Column) => median(runs.map((run) => run[column].cpuUs))
+  // Ratios paired within a round (same process, same minute), then the median: the machine's
+  // speed drifts between rounds far more than between two columns of one round.
+  const ratio = (of: (run: Record<Column, Load>) => number) => median(runs.map(of))
+  const percent = (value: number) => (Number.isFinite(value) ? `${Math.round(value * 100)} %` : '-')
+  return {
+    store: label,
+    'no key req/s': Math.round(rps('none')),
+    'new key req/s': Math.round(rps('first')),
+    'replay req/s': Math.round(rps('replay')),
+    'new/no key (req/s)': percent(ratio((run) => run.first.rps / run.none.rps)),
+    'CPU µs/req no key': Math.round(cpu('none')),
+    'new key': Math.round(cpu('first')),
+    replay: Math.round(cpu('replay')),
+    'new/no key (CPU)': percent(ratio((run) => run.none.cpuUs / run.first.cpuUs)),
+    'range (CPU)': `${percent(Math.min(...runs.map((run) => run.none.cpuUs / run.first.cpuUs)))}–${percent(Math.max(...runs.map((run) => run.none.cpuUs / run.first.cpuUs)))}`,
   }
 }
 
@@ -214,13 +276,20 @@ export default async function run(): Promise<void> {
       : 'no taskset: service and client share the CPUs',
   )
   if (pinned) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)])
-  const rows = [await throughput('memory', {})]
+  // IDEMPOTENCY_BENCH_STORES=memory,redis,postgres (the default: all three) picks the rows.
+  const wanted = (process.env['IDEMPOTENCY_BENCH_STORES'] ?? 'memory,redis,postgres').split(',')
+  const rows = []
+  if (wanted.includes('memory')) rows.push(await throughput('memory', {}))
   const redis = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379'
   const database = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
   const prefix = `bench:${crypto.randomUUID()}:`
-  rows.push(await throughput('Redis', { REDIS_URL: redis, REDIS_PREFIX: prefix }))
+  if (wanted.includes('redis')) {
+    rows.push(await throughput('Redis', { REDIS_URL: redis, REDIS_PREFIX: prefix }))
+  }
   const schema = `bench_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
-  rows.push(await throughput('PostgreSQL', { DATABASE_URL: database, DATABASE_SCHEMA: schema }))
+  if (wanted.includes('postgres')) {
+    rows.push(await throughput('PostgreSQL', { DATABASE_URL: database, DATABASE_SCHEMA: schema }))
+  }
   console.table(rows)
   console.log('(Redis: rate-limit state in Redis as well, one EVALSHA per request in every column)')
   const pg = (await import('pg')).default
