@@ -24,8 +24,8 @@ export async function readBodyBounded(
       maxBytes,
     })
   // Bytes the Request holds in memory (a framework read them; see whole-body.ts): used as
-  // they are, without a stream and without consuming the request. The middleware hands the
-  // handler a copy of them in a new Request.
+  // they are, without a stream and without consuming the request. The middleware then hands
+  // the handler this same request (see withBody in middleware.ts).
   const whole: unknown = (request as { [WHOLE_BODY]?: unknown })[WHOLE_BODY]
   if (whole instanceof Uint8Array) {
     if (whole.byteLength > maxBytes) throw tooLarge()
