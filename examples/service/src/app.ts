@@ -3,11 +3,14 @@ import type { Handler } from '@api-blocks/http'
 import {
   compose,
   compress,
+  contextKey,
   cors,
   errorBoundary,
+  getContext,
   limits,
   negotiation,
   requestId,
+  setContext,
 } from '@api-blocks/http'
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import { idempotency, MemoryIdempotencyStore } from '@api-blocks/idempotency'
@@ -101,8 +104,16 @@ export function createService(options: ServiceOptions = {}): Handler {
   // unverified API key must not count (a client could send a fresh one with every request to get
   // a fresh quota): the client IP, with IPv6 masked to /56. Rate limits and idempotency keys are
   // both scoped by it, so a client cannot replay another address's stored response.
-  const clientOf = (request: Request) =>
-    rateLimitKey(request, { clientIp: options.clientAddress ?? (() => undefined) })
+  // Worked out once per request (the rate limit asks first), kept in the request's context.
+  const clientKey = contextKey<Promise<string>>('client')
+  const clientOf = (request: Request): Promise<string> => {
+    let client = getContext(request, clientKey)
+    if (client === undefined) {
+      client = rateLimitKey(request, { clientIp: options.clientAddress ?? (() => undefined) })
+      setContext(request, clientKey, client)
+    }
+    return client
+  }
   const limit = rateLimit({
     store: options.rateLimitStore ?? new MemoryRateLimitStore(),
     policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,

@@ -53,13 +53,111 @@ export const MAX_CANONICAL_JSON_DEPTH = 512
  * ```
  */
 export function canonicalJson(value: JsonValue): string | undefined {
-  return write(value, 0)
+  const tree = sortedTree(value, 0)
+  if (tree === NONE) return undefined
+  // JSON.stringify writes the members in enumeration order, which for an object with
+  // integer-like names is not insertion order (ECMA-262 OrdinaryOwnPropertyKeys): those
+  // objects, and values JSON.stringify would read otherwise (toJSON, other prototypes), are
+  // written member by member.
+  return tree === BY_HAND ? write(value, 0) : JSON.stringify(tree)
 }
 
-// In valid JSON text (JSON.parse accepted it), a string token or a number token: outside
-// strings, only numbers contain digits, and a number ends where a character of this class
-// stops (RFC 8259 §6: `-`, digits, `.`, `e`, `E`, `+`).
-const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|-?[0-9][0-9.eE+-]*/g
+/** No canonical form: too deep, a number JSON cannot write, or not a JSON value. */
+const NONE = Symbol('none')
+/** A value {@link sortedTree} leaves to {@link write}. */
+const BY_HAND = Symbol('by hand')
+
+/**
+ * `value` with the members of every object in code-unit order: the value itself where they
+ * already are (the common case: nothing is copied), else copies of the objects (and the arrays
+ * holding them) that are not; {@link NONE} or {@link BY_HAND} otherwise. One native
+ * JSON.stringify of the result then writes the canonical text in a single flat string,
+ * instead of a string built piece by piece.
+ */
+function sortedTree(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isFinite(value) ? value : NONE
+    case 'object':
+      break
+    default:
+      return NONE
+  }
+  if (value === null) return null
+  if (depth >= MAX_CANONICAL_JSON_DEPTH) return NONE
+  const prototype: unknown = Object.getPrototypeOf(value)
+  if (prototype === Array.prototype) {
+    const items = value as readonly unknown[]
+    let copy: unknown[] | undefined
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]
+      const sorted = sortedTree(item, depth + 1)
+      if (sorted === NONE || sorted === BY_HAND) return sorted
+      if (copy === undefined && sorted !== item) copy = items.slice(0, index)
+      copy?.push(sorted)
+    }
+    return copy ?? items
+  }
+  if (prototype !== Object.prototype && prototype !== null) return BY_HAND
+  const record = value as Record<string, unknown>
+  const names = Object.keys(record)
+  let inOrder = true
+  for (let index = 1; index < names.length && inOrder; index++) {
+    inOrder = (names[index - 1] as string) < (names[index] as string)
+  }
+  if (!inOrder) {
+    // A copy enumerates in insertion order unless a name is integer-like (those come first,
+    // in numeric order) or is __proto__ (an assignment would set the prototype).
+    for (const name of names) {
+      const first = name.charCodeAt(0)
+      if ((first >= 0x30 && first <= 0x39) || name === '__proto__') return BY_HAND
+    }
+    sortNames(names)
+  }
+  let copy: Record<string, unknown> | undefined = inOrder ? undefined : {}
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index] as string
+    const member = record[name]
+    const sorted = sortedTree(member, depth + 1)
+    if (sorted === NONE || sorted === BY_HAND) return sorted
+    if (copy === undefined && sorted !== member) {
+      // Already in order (so no name is out of place): the members before this one as they are.
+      for (const name of names) {
+        if (name === '__proto__') return BY_HAND
+      }
+      copy = {}
+      for (let before = 0; before < index; before++) {
+        const earlier = names[before] as string
+        copy[earlier] = record[earlier]
+      }
+    }
+    if (copy !== undefined) copy[name] = sorted
+  }
+  return copy ?? record
+}
+
+/**
+ * Sorts member names in place by UTF-16 code units (RFC 8785 §3.2.3), as the default sort
+ * does: by insertion for the few names of a typical object, which allocates nothing.
+ */
+function sortNames(names: string[]): void {
+  if (names.length > 16) {
+    names.sort()
+    return
+  }
+  for (let index = 1; index < names.length; index++) {
+    const name = names[index] as string
+    let at = index - 1
+    while (at >= 0 && (names[at] as string) > name) {
+      names[at + 1] = names[at] as string
+      at--
+    }
+    names[at + 1] = name
+  }
+}
 
 /**
  * Parses `text` as JSON (RFC 8259) and returns its canonical text, or `undefined` when it is
@@ -84,19 +182,48 @@ export function canonicalizeJsonText(text: string): string | undefined {
   // and are compared by their raw bytes, so two amounts that differ past double precision
   // never share a fingerprint. (A scan of the number tokens: cheaper than a JSON.parse
   // reviver, and it needs no source text access from the runtime.)
-  return exactNumbers(text) ? write(value, 0) : undefined
+  return exactNumbers(text) ? canonicalJson(value) : undefined
 }
 
+/**
+ * Whether every number token of `text` (valid JSON: JSON.parse accepted it) is spelled as
+ * JSON.stringify writes the double it parses to. Outside strings only numbers hold digits,
+ * and a number runs over `-`, digits, `.`, `e`, `E` and `+` (RFC 8259 §6). An integer of at
+ * most 15 digits (and not `-0`) is always exact and is checked without allocating.
+ */
 function exactNumbers(text: string): boolean {
-  TOKENS.lastIndex = 0
-  try {
-    for (let match = TOKENS.exec(text); match !== null; match = TOKENS.exec(text)) {
-      const token = match[0]
-      if (token.charCodeAt(0) !== 0x22 && JSON.stringify(Number(token)) !== token) return false
-    }
-  } catch {
-    // A regular-expression engine out of backtracking stack: compare the raw bytes instead.
-    return false
+  const length = text.length
+  let at = 0
+  while (at < length) {
+    const code = text.charCodeAt(at)
+    if (code === 0x22) {
+      // A string: to the next quote not escaped (preceded by an even run of backslashes).
+      for (;;) {
+        const quote = text.indexOf('"', at + 1)
+        if (quote === -1) return true
+        let slashes = 0
+        while (text.charCodeAt(quote - 1 - slashes) === 0x5c) slashes++
+        at = quote
+        if (slashes % 2 === 0) break
+      }
+      at++
+    } else if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
+      const start = at
+      const first = code === 0x2d ? at + 1 : at
+      let integer = true
+      for (at++; at < length; at++) {
+        const next = text.charCodeAt(at)
+        if (next >= 0x30 && next <= 0x39) continue
+        if (next === 0x2e || next === 0x65 || next === 0x45 || next === 0x2b || next === 0x2d) {
+          integer = false
+        } else break
+      }
+      const digits = at - first
+      const zero = text.charCodeAt(first) === 0x30
+      if (integer && digits <= 15 && !(zero && (digits > 1 || first > start))) continue
+      const token = text.slice(start, at)
+      if (JSON.stringify(Number(token)) !== token) return false
+    } else at++
   }
   return true
 }

@@ -74,7 +74,7 @@ interface Prepared {
  */
 export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware {
   const config = resolveOptions(options)
-  const { store, clock, emit } = config
+  const { clock, emit } = config
 
   const refuse = (error: IdempotencyError, request: Request): Response =>
     toProblemResponse(error.toProblem(), {
@@ -93,39 +93,16 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
       prepared = await prepare(config, request, field)
     } catch (error) {
       if (!(error instanceof IdempotencyError)) throw error
-      emit({ type: 'rejected', reason: error.reason })
+      emit?.({ type: 'rejected', reason: error.reason })
       return refuse(error, request)
     }
-    const { storeKey, fingerprint } = prepared
+    const { storeKey } = prepared
     const owner = config.generateOwner()
     const started = clock()
 
-    const unavailable = (error: unknown): never => {
-      emit({ type: 'store-error', storeKey, operation: 'claim', error })
-      throw new IdempotencyError(
-        'store_unavailable',
-        'The idempotency store is unavailable; the request was not processed. Retry later.',
-        { cause: error },
-      )
-    }
-    // A store that answers synchronously (the memory store) is not awaited.
-    const claim = (): IdempotencyClaimResult | Promise<IdempotencyClaimResult> => {
-      try {
-        const answer = store.claim(storeKey, {
-          fingerprint,
-          owner,
-          leaseMs: config.leaseMs,
-          now: clock(),
-        })
-        return isPromise(answer) ? answer.then(undefined, unavailable) : answer
-      } catch (error) {
-        return unavailable(error)
-      }
-    }
-
     let result: IdempotencyClaimResult
     try {
-      const first = claim()
+      const first = claim(config, prepared, owner)
       result = isPromise(first) ? await first : first
       // Optionally wait for the first execution instead of answering 409 at once.
       const wait = config.waitForInFlight
@@ -136,7 +113,7 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
         !request.signal.aborted
       ) {
         await config.sleep(wait.pollMs)
-        result = await claim()
+        result = await claim(config, prepared, owner)
       }
     } catch (error) {
       if (!(error instanceof IdempotencyError)) throw error
@@ -146,12 +123,12 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
     switch (result.state) {
       case 'completed':
         // Draft §2.6: a duplicate of a completed request gets its result.
-        emit({ type: 'replayed', storeKey, status: result.response.status })
+        emit?.({ type: 'replayed', storeKey, status: result.response.status })
         return replayResponse(result.response)
       case 'mismatch':
         // Draft §2.2: a key MUST NOT be reused with another payload; §2.7 answers 422,
         // SPEC.md §4.3 rule 6 answers 409.
-        emit({ type: 'mismatch', storeKey })
+        emit?.({ type: 'mismatch', storeKey })
         return refuse(
           new IdempotencyError(
             'key_reused',
@@ -162,7 +139,7 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
         )
       case 'in-flight': {
         // Draft §2.6: a concurrent duplicate MUST get a conflict error; §2.7: 409.
-        emit({ type: 'in-flight', storeKey, waitedMs: clock() - started })
+        emit?.({ type: 'in-flight', storeKey, waitedMs: clock() - started })
         const leaseLeft = Math.ceil((result.leaseExpiresAt - clock()) / 1000)
         const retryAfter = Math.max(1, Math.min(config.retryAfterSeconds, leaseLeft))
         return refuse(
@@ -178,6 +155,40 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
         return execute(config, request, next, prepared, owner, result.recoveryPoint)
     }
   }
+}
+
+/**
+ * Claims the scoped key. A store that answers synchronously (the memory store) is not
+ * awaited. A store failure becomes `store_unavailable` (503: fail closed).
+ */
+function claim(
+  config: ResolvedOptions,
+  prepared: Prepared,
+  owner: string,
+): IdempotencyClaimResult | Promise<IdempotencyClaimResult> {
+  const { storeKey } = prepared
+  try {
+    const answer = config.store.claim(storeKey, {
+      fingerprint: prepared.fingerprint,
+      owner,
+      leaseMs: config.leaseMs,
+      now: config.clock(),
+    })
+    return isPromise(answer)
+      ? answer.then(undefined, (error: unknown) => unavailable(config, storeKey, error))
+      : answer
+  } catch (error) {
+    return unavailable(config, storeKey, error)
+  }
+}
+
+function unavailable(config: ResolvedOptions, storeKey: string, error: unknown): never {
+  config.emit?.({ type: 'store-error', storeKey, operation: 'claim', error })
+  throw new IdempotencyError(
+    'store_unavailable',
+    'The idempotency store is unavailable; the request was not processed. Retry later.',
+    { cause: error },
+  )
 }
 
 async function prepare(
@@ -216,6 +227,110 @@ async function prepare(
   }
 }
 
+/** Releases the claim; never throws (a failed release leaves the claim to its lease). */
+async function release(
+  config: ResolvedOptions,
+  storeKey: string,
+  owner: string,
+  reason: Extract<IdempotencyEvent, { type: 'released' }>['reason'],
+): Promise<void> {
+  const { emit } = config
+  try {
+    const released = await config.store.release(storeKey, owner)
+    emit?.(
+      released
+        ? { type: 'released', storeKey, reason }
+        : { type: 'lost', storeKey, operation: 'release' },
+    )
+  } catch (error) {
+    // The claim stays until its lease ends; then a retry executes.
+    emit?.({ type: 'store-error', storeKey, operation: 'release', error })
+  }
+}
+
+/** Stores the response; settles without throwing, a promise only when the store answered one. */
+function complete(
+  config: ResolvedOptions,
+  storeKey: string,
+  owner: string,
+  response: StoredResponse,
+): Promise<void> | undefined {
+  const { emit } = config
+  const failed = (error: unknown) =>
+    emit?.({ type: 'store-error', storeKey, operation: 'complete', error })
+  let answer: boolean | Promise<boolean>
+  try {
+    answer = config.store.complete(storeKey, owner, {
+      response,
+      retentionMs: config.retentionMs,
+      now: config.clock(),
+    })
+  } catch (error) {
+    failed(error)
+    return undefined
+  }
+  if (emit === undefined) return isPromise(answer) ? answer.then(noop, noop) : undefined
+  const done = (stored: boolean) =>
+    emit(
+      stored
+        ? { type: 'stored', storeKey, status: response.status, bytes: response.body.byteLength }
+        : { type: 'lost', storeKey, operation: 'complete' },
+    )
+  if (isPromise(answer)) return answer.then(done, failed)
+  done(answer)
+  return undefined
+}
+
+function noop(): void {}
+
+/** The {@link IdempotencyContext} of one execution. */
+class Execution implements IdempotencyContext {
+  readonly key: string
+  readonly storeKey: string
+  readonly fingerprint: string
+  readonly recoveryPoint: string | undefined
+  readonly #config: ResolvedOptions
+  readonly #owner: string
+
+  constructor(
+    config: ResolvedOptions,
+    prepared: Prepared,
+    owner: string,
+    recoveryPoint: string | undefined,
+  ) {
+    this.key = prepared.key
+    this.storeKey = prepared.storeKey
+    this.fingerprint = prepared.fingerprint
+    this.recoveryPoint = recoveryPoint
+    this.#config = config
+    this.#owner = owner
+  }
+
+  async checkpoint(point: string): Promise<void> {
+    const config = this.#config
+    const { storeKey } = this
+    let recorded: boolean
+    try {
+      recorded = await config.store.checkpoint(storeKey, this.#owner, {
+        recoveryPoint: point,
+        retentionMs: config.retentionMs,
+        now: config.clock(),
+      })
+    } catch (error) {
+      config.emit?.({ type: 'store-error', storeKey, operation: 'checkpoint', error })
+      throw new IdempotencyError('store_unavailable', 'The idempotency store is unavailable.', {
+        cause: error,
+      })
+    }
+    if (!recorded) {
+      throw new IdempotencyError(
+        'lease_lost',
+        'The lease on this Idempotency-Key ended and another request may have taken it over.',
+      )
+    }
+  }
+}
+
 async function execute(
   config: ResolvedOptions,
   request: Request,
@@ -224,86 +339,20 @@ async function execute(
   owner: string,
   recoveryPoint: string | undefined,
 ): Promise<Response> {
-  const { store, clock, emit } = config
   const { storeKey } = prepared
-
-  const release = async (reason: Extract<IdempotencyEvent, { type: 'released' }>['reason']) => {
-    try {
-      const released = await store.release(storeKey, owner)
-      emit(
-        released
-          ? { type: 'released', storeKey, reason }
-          : { type: 'lost', storeKey, operation: 'release' },
-      )
-    } catch (error) {
-      // The claim stays until its lease ends; then a retry executes.
-      emit({ type: 'store-error', storeKey, operation: 'release', error })
-    }
-  }
-  // Settles without throwing; a promise only when the store answered with one.
-  const complete = (response: StoredResponse): Promise<void> | undefined => {
-    const done = (stored: boolean) =>
-      emit(
-        stored
-          ? { type: 'stored', storeKey, status: response.status, bytes: response.body.byteLength }
-          : { type: 'lost', storeKey, operation: 'complete' },
-      )
-    const failed = (error: unknown) =>
-      emit({ type: 'store-error', storeKey, operation: 'complete', error })
-    try {
-      const answer = store.complete(storeKey, owner, {
-        response,
-        retentionMs: config.retentionMs,
-        now: clock(),
-      })
-      if (isPromise(answer)) return answer.then(done, failed)
-      done(answer)
-    } catch (error) {
-      failed(error)
-    }
-    return undefined
-  }
-
-  const context: IdempotencyContext = {
-    key: prepared.key,
-    storeKey,
-    fingerprint: prepared.fingerprint,
-    recoveryPoint,
-    async checkpoint(point) {
-      let recorded: boolean
-      try {
-        recorded = await store.checkpoint(storeKey, owner, {
-          recoveryPoint: point,
-          retentionMs: config.retentionMs,
-          now: clock(),
-        })
-      } catch (error) {
-        emit({ type: 'store-error', storeKey, operation: 'checkpoint', error })
-        throw new IdempotencyError('store_unavailable', 'The idempotency store is unavailable.', {
-          cause: error,
-        })
-      }
-      if (!recorded) {
-        throw new IdempotencyError(
-          'lease_lost',
-          'The lease on this Idempotency-Key ended and another request may have taken it over.',
-        )
-      }
-    },
-  }
   const forwarded = prepared.body === null ? request : withBody(request, prepared.body)
-  bindIdempotencyContext(forwarded, context)
-  emit({ type: 'executed', storeKey, recoveryPoint })
+  bindIdempotencyContext(forwarded, new Execution(config, prepared, owner, recoveryPoint))
+  config.emit?.({ type: 'executed', storeKey, recoveryPoint })
 
   let response: Response
   try {
     response = await next(forwarded)
   } catch (error) {
-    await release('thrown')
+    await release(config, storeKey, owner, 'thrown')
     throw error
   }
   if (!config.storeStatus(response.status)) {
-    await release('status')
+    await release(config, storeKey, owner, 'status')
     return response
   }
   const status = response.status
@@ -316,15 +365,19 @@ async function execute(
   if (whole !== undefined) {
     // A body held in memory (see internal/whole-body.ts): stored without streaming it, and
     // the response goes on untouched; over maxStoredBytes (null), not stored.
-    if (whole === null) await release('too-large')
+    if (whole === null) await release(config, storeKey, owner, 'too-large')
     else {
-      const completing = complete({ status, headers, body: whole })
+      const completing = complete(config, storeKey, owner, { status, headers, body: whole })
       if (completing !== undefined) await completing
     }
     return response
   }
   if (response.body === null) {
-    const completing = complete({ status, headers, body: new Uint8Array(0) })
+    const completing = complete(config, storeKey, owner, {
+      status,
+      headers,
+      body: new Uint8Array(0),
+    })
     if (completing !== undefined) await completing
     return response
   }
@@ -342,7 +395,7 @@ async function execute(
         throw new TypeError('A response body chunk is not a Uint8Array')
       }
     } catch (error) {
-      await release('body-error')
+      await release(config, storeKey, owner, 'body-error')
       reader.cancel(error).catch(() => undefined)
       throw error
     }
@@ -350,7 +403,7 @@ async function execute(
     chunks.push(result.value)
     length += result.value.byteLength
     if (length > config.maxStoredBytes) {
-      await release('too-large')
+      await release(config, storeKey, owner, 'too-large')
       return new Response(resume(chunks, reader), {
         status,
         statusText: response.statusText,
@@ -359,7 +412,7 @@ async function execute(
     }
   }
   const body = concat(chunks, length)
-  const completing = complete({ status, headers, body })
+  const completing = complete(config, storeKey, owner, { status, headers, body })
   if (completing !== undefined) await completing
   return new Response(body as Uint8Array<ArrayBuffer>, {
     status,

@@ -211,7 +211,8 @@ export interface ResolvedOptions {
   sleep: (ms: number) => Promise<void>
   generateOwner: () => string
   problemBase: string | undefined
-  emit: (event: IdempotencyEvent) => void
+  /** Calls `onEvent`; `undefined` without one, so `emit?.({ … })` builds no event for no one. */
+  emit: ((event: IdempotencyEvent) => void) | undefined
 }
 
 function positive(name: string, value: number, integer = true): number {
@@ -260,13 +261,16 @@ export function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     generateOwner: options.generateOwner ?? ownerTokens(),
     problemBase: options.problemBase,
-    emit: (event) => {
-      try {
-        onEvent?.(event)
-      } catch {
-        // An observer must not change the answer.
-      }
-    },
+    emit:
+      onEvent === undefined
+        ? undefined
+        : (event) => {
+            try {
+              onEvent(event)
+            } catch {
+              // An observer must not change the answer.
+            }
+          },
   }
 }
 
