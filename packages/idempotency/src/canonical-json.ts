@@ -170,12 +170,21 @@ function sortNames(names: string[]): void {
  * ```
  */
 export function canonicalizeJsonText(text: string): string | undefined {
+  return canonicalizeParsed(text)
+}
+
+/**
+ * @internal {@link canonicalizeJsonText}, handing the value `JSON.parse` gave to `parsed` (when
+ * the text is JSON, whether or not it has a canonical form).
+ */
+export function canonicalizeParsed(text: string, parsed?: { value?: unknown }): string | undefined {
   let value: JsonValue
   try {
     value = JSON.parse(text) as JsonValue
   } catch {
     return undefined
   }
+  if (parsed !== undefined) parsed.value = value
   // A number is canonical only when its text is what JSON.stringify writes for the double it
   // parses to: `9007199254740993` and `0.1000000000000000000001` are rounded by JSON.parse,
   // and `1.0`, `-0` or `1e2` are spelled differently. Such bodies have no canonical form here

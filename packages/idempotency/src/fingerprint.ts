@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { canonicalizeJsonText } from './canonical-json.ts'
+import { canonicalizeParsed } from './canonical-json.ts'
 import { sha256Frame, sha256FrameBase64url, toHex, utf8 } from './internal/encoding.ts'
 
 /**
@@ -86,6 +86,8 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
  */
 export function isJsonMediaType(contentType: string | null | undefined): boolean {
   if (!contentType) return false
+  // The usual field as most clients send it, without taking it apart.
+  if (contentType === 'application/json') return true
   const essence = (contentType.split(';', 1)[0] ?? '').trim().toLowerCase()
   return (
     essence === 'application/json' || /^[a-z0-9!#$&^_.-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(essence)
@@ -112,10 +114,12 @@ export function canonicalBody(
     : { kind: 'json', bytes: utf8(canonical) }
 }
 
-// The canonical JSON text of a body, or undefined when it is hashed as raw bytes.
+// The canonical JSON text of a body, or undefined when it is hashed as raw bytes. The value
+// JSON.parse gave, if any, goes to `parsed`.
 function canonicalText(
   body: Uint8Array,
   contentType: string | null | undefined,
+  parsed?: { value?: unknown },
 ): string | undefined {
   if (!isJsonMediaType(contentType)) return undefined
   let text: string
@@ -124,7 +128,7 @@ function canonicalText(
   } catch {
     return undefined
   }
-  return canonicalizeJsonText(text)
+  return canonicalizeParsed(text, parsed)
 }
 
 /**
@@ -148,11 +152,14 @@ export async function computeFingerprint(
 
 /**
  * @internal {@link computeFingerprint} without the promise where the hash answers in place
- * (node:crypto, base64url): the middleware awaits only what is really asynchronous.
+ * (node:crypto, base64url): the middleware awaits only what is really asynchronous. A JSON
+ * body's parsed value goes to `parsed` (the body bytes decoded as strict UTF-8, a leading BOM
+ * kept, so such a body is not JSON here), for the middleware to hand on to `readJson`.
  */
 export function fingerprintOf(
   input: FingerprintInput,
   options: FingerprintOptions = {},
+  parsed?: { value?: unknown },
 ): string | Promise<string> {
   const parts: (string | Uint8Array)[] = [VERSION, input.method.toUpperCase(), input.route]
   const chosen = input.headers ?? []
@@ -164,7 +171,7 @@ export function fingerprintOf(
     parts.push(String(headers.length))
     for (const [name, value] of headers) parts.push(name, value === null ? '-' : `+${value}`)
   }
-  const canonical = canonicalText(input.body, input.contentType)
+  const canonical = canonicalText(input.body, input.contentType, parsed)
   if (canonical === undefined) parts.push('raw', input.body)
   else parts.push('json', canonical)
   return options.encoding === 'hex' ? sha256Frame(parts).then(toHex) : sha256FrameBase64url(parts)

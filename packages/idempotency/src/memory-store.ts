@@ -84,12 +84,6 @@ function responseOf(entry: Entry): StoredResponse {
   return { status: entry.status, headers, body: new Uint8Array(entry.body as Uint8Array) }
 }
 
-function sizeOf(response: StoredResponse): number {
-  let bytes = response.body.byteLength
-  for (const [name, value] of response.headers) bytes += name.length + value.length
-  return bytes
-}
-
 /**
  * An in-memory {@link IdempotencyStore}. Atomic because each operation runs synchronously to
  * completion on the one JavaScript thread, and it answers synchronously (a failure is a
@@ -220,7 +214,18 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const { response, retentionMs, now } = completion
     const entry = this.#live(key, now)
     if (!this.#ownsLiveLease(entry, owner, now)) return false
-    const bytes = sizeOf(response)
+    // The header fields, flat, and the size they count for, in one pass.
+    const fields = response.headers
+    const headers: string[] = new Array(fields.length * 2)
+    let bytes = response.body.byteLength
+    for (let index = 0; index < fields.length; index++) {
+      const field = fields[index] as readonly [string, string]
+      const name = field[0]
+      const value = field[1]
+      headers[index * 2] = name
+      headers[index * 2 + 1] = value
+      bytes += name.length + value.length
+    }
     if (bytes > this.#maxBytes) {
       throw new RangeError(`A response of ${bytes} bytes is over maxBytes (${this.#maxBytes})`)
     }
@@ -233,8 +238,6 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (this.#bytes + bytes > this.#maxBytes) {
       throw new RangeError(`MemoryIdempotencyStore is full: no room for ${bytes} bytes (maxBytes)`)
     }
-    const headers: string[] = []
-    for (const [name, value] of response.headers) headers.push(name, value)
     const completed = entry as Entry
     completed.state = 'completed'
     completed.expiresAt = now + retentionMs

@@ -637,6 +637,36 @@ describe('storage policy', () => {
     expect(seen).toHaveLength(1)
   })
 
+  test('a JSON body parsed for the fingerprint is handed to readJson (the parsed-JSON slot) with the bytes it describes', async () => {
+    const { middleware } = setup()
+    const JSON_BODY = Symbol.for('api-blocks.json-body')
+    const holding = (key: string, text: string, type = 'application/json'): Request => {
+      const request = post(key, text)
+      request.headers.set('content-type', type)
+      const kept = new TextEncoder().encode(text)
+      Object.defineProperty(request, Symbol.for('api-blocks.whole-body'), { get: () => kept })
+      return request
+    }
+    const slots: unknown[] = []
+    const wholes: unknown[] = []
+    const record = async (request: Request) => {
+      const slotted = request as unknown as Record<symbol, unknown>
+      slots.push(slotted[JSON_BODY])
+      wholes.push(slotted[Symbol.for('api-blocks.whole-body')])
+      return new Response('ok', { status: 201 })
+    }
+    await middleware(holding('k1', '{"b":[1.0,2],"a":"x"}'), record)
+    // Parsed even when the text has no canonical form (1.0): the value is what JSON.parse gives.
+    expect(slots[0]).toEqual({ bytes: wholes[0], value: { b: [1, 2], a: 'x' } })
+    // Not JSON, or not a JSON media type: no slot.
+    await middleware(holding('k2', '{"a":'), record)
+    await middleware(holding('k3', '{"a":1}', 'text/plain'), record)
+    expect(slots.slice(1)).toEqual([undefined, undefined])
+    // A request handed on as a copy (no whole-body slot) gets none either.
+    await middleware(post('k4', '{"a":1}'), record)
+    expect(slots[3]).toBeUndefined()
+  })
+
   test('a Request that takes its body back (the restore-body slot) is handed on itself, holding the bytes read', async () => {
     const { middleware } = setup()
     const taken: Uint8Array[] = []

@@ -19,7 +19,7 @@ import { IdempotencyError } from './error.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { concat } from './internal/encoding.ts'
 import { readBodyBounded } from './internal/read-body.ts'
-import { WHOLE_BODY, wholeBody } from './internal/whole-body.ts'
+import { JSON_BODY, WHOLE_BODY, wholeBody } from './internal/whole-body.ts'
 import { parseIdempotencyKey } from './key.ts'
 import { MemoryIdempotencyStore } from './memory-store.ts'
 import type { IdempotencyEvent, IdempotencyOptions, ResolvedOptions } from './options.ts'
@@ -49,6 +49,8 @@ interface Prepared {
   storeKey: string
   fingerprint: string
   body: Uint8Array | null
+  /** The body parsed as JSON while fingerprinting it (`value` stays undefined otherwise). */
+  json: { readonly bytes: Uint8Array | null; value: unknown }
 }
 
 /**
@@ -83,14 +85,48 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
       ...(config.problemBase === undefined ? {} : { base: config.problemBase }),
     })
 
-  return async (request, next) => {
-    if (!config.methods.has(request.method.toUpperCase())) return next(request)
-    const field = request.headers.get('idempotency-key')
-    if (field === null && !config.required(request)) return next(request)
+  // A request the middleware does not cover goes straight to `next`: no async frame, no
+  // promise of its own (a rejection all the same when anything here throws).
+  return (request, next) => {
+    try {
+      if (!config.methods.has(request.method.toUpperCase())) return next(request)
+      const field = request.headers.get('idempotency-key')
+      if (field === null && !config.required(request)) return next(request)
+      return handle(request, next, field)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
 
+  async function handle(
+    request: Request,
+    next: (request: Request) => Promise<Response>,
+    field: string | null,
+  ): Promise<Response> {
+    // Key, scope, body and fingerprint. Only what is really asynchronous is awaited: a value
+    // already there would cost a turn of the microtask queue per request for nothing.
     let prepared: Prepared
     try {
-      prepared = await prepare(config, request, field)
+      if (field === null) {
+        // Draft §2.7: a missing key on an operation that requires one → 400.
+        throw new IdempotencyError(
+          'key_missing',
+          'This operation requires an Idempotency-Key header.',
+        )
+      }
+      const key = parseIdempotencyKey(field)
+      const scope = config.scope(request)
+      const body = await readBodyBounded(request, config.maxBodyBytes)
+      const json = { bytes: body, value: undefined as unknown }
+      const fingerprint = fingerprintRequest(config, request, body, json)
+      const storeKey = storeKeyOf(typeof scope === 'string' ? scope : await scope, key)
+      prepared = {
+        key,
+        storeKey: typeof storeKey === 'string' ? storeKey : await storeKey,
+        fingerprint: typeof fingerprint === 'string' ? fingerprint : await fingerprint,
+        body,
+        json,
+      }
     } catch (error) {
       if (!(error instanceof IdempotencyError)) throw error
       emit?.({ type: 'rejected', reason: error.reason })
@@ -152,7 +188,9 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
         )
       }
       case 'claimed':
-        return execute(config, request, next, prepared, owner, result.recoveryPoint)
+        // Awaited rather than returned: adopting a returned promise costs two more turns of
+        // the microtask queue.
+        return await execute(config, request, next, prepared, owner, result.recoveryPoint)
     }
   }
 }
@@ -191,21 +229,13 @@ function unavailable(config: ResolvedOptions, storeKey: string, error: unknown):
   )
 }
 
-async function prepare(
+function fingerprintRequest(
   config: ResolvedOptions,
   request: Request,
-  field: string | null,
-): Promise<Prepared> {
-  if (field === null) {
-    // Draft §2.7: a missing key on an operation that requires one → 400.
-    throw new IdempotencyError('key_missing', 'This operation requires an Idempotency-Key header.')
-  }
-  const key = parseIdempotencyKey(field)
-  // Only what is really asynchronous is awaited: a value already there would cost a turn of
-  // the microtask queue per request for nothing.
-  const scope = config.scope(request)
-  const body = await readBodyBounded(request, config.maxBodyBytes)
-  const fingerprint = fingerprintOf(
+  body: Uint8Array | null,
+  json: { value?: unknown },
+): string | Promise<string> {
+  return fingerprintOf(
     {
       method: request.method,
       route: config.route(request),
@@ -217,14 +247,8 @@ async function prepare(
           : config.fingerprintHeaders.map((name) => [name, request.headers.get(name)] as const),
     },
     { encoding: config.fingerprintEncoding },
+    json,
   )
-  const storeKey = storeKeyOf(typeof scope === 'string' ? scope : await scope, key)
-  return {
-    key,
-    storeKey: typeof storeKey === 'string' ? storeKey : await storeKey,
-    fingerprint: typeof fingerprint === 'string' ? fingerprint : await fingerprint,
-    body,
-  }
 }
 
 /** Releases the claim; never throws (a failed release leaves the claim to its lease). */
@@ -341,6 +365,16 @@ async function execute(
 ): Promise<Response> {
   const { storeKey } = prepared
   const forwarded = prepared.body === null ? request : withBody(request, prepared.body)
+  // The handler's readJson takes the value parsed for the fingerprint (see JSON_BODY) when
+  // the request it gets holds these same bytes.
+  const slots = forwarded as { [WHOLE_BODY]?: unknown; [JSON_BODY]?: unknown }
+  if (
+    prepared.json.value !== undefined &&
+    slots[WHOLE_BODY] === prepared.body &&
+    Object.isExtensible(forwarded)
+  ) {
+    slots[JSON_BODY] = prepared.json
+  }
   bindIdempotencyContext(forwarded, new Execution(config, prepared, owner, recoveryPoint))
   config.emit?.({ type: 'executed', storeKey, recoveryPoint })
 

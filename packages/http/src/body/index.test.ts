@@ -38,6 +38,34 @@ describe('readBody', () => {
     expect(new TextDecoder().decode(await readBody(post('hello'), { maxBytes: 5 }))).toBe('hello')
   })
 
+  test('readJson takes the value a middleware parsed (the parsed-JSON slot) while it describes the bytes held', async () => {
+    const JSON_BODY = Symbol.for('api-blocks.json-body')
+    const holding = (text: string, parsed: (bytes: Uint8Array) => unknown) => {
+      const bytes = new TextEncoder().encode(text)
+      const request = post(text, { 'content-type': 'application/json' })
+      Object.defineProperty(request, Symbol.for('api-blocks.whole-body'), { get: () => bytes })
+      ;(request as unknown as Record<symbol, unknown>)[JSON_BODY] = parsed(bytes)
+      return request
+    }
+    const value = { a: 1 }
+    const fresh = holding('{"a":1}', (bytes) => ({ bytes, value }))
+    expect(await readJson(fresh, z.unknown())).toBe(value)
+    // Taken once: the slot is cleared.
+    expect((fresh as unknown as Record<symbol, unknown>)[JSON_BODY]).toBeUndefined()
+    // Describing other bytes (the body was replaced since): the body is parsed.
+    const stale = holding('{"a":2}', () => ({ bytes: new Uint8Array(7), value }))
+    expect(await readJson(stale, z.unknown())).toEqual({ a: 2 })
+    // The limits still hold, and the schema still runs.
+    const large = holding('{"a":"xxxxxxxxxx"}', (bytes) => ({ bytes, value }))
+    expect(await problemOf(readJson(large, z.unknown(), { maxBytes: 10 }))).toMatchObject({
+      status: 413,
+    })
+    const invalid = holding('{"a":"one"}', (bytes) => ({ bytes, value: { a: 'one' } }))
+    expect(await problemOf(readJson(invalid, z.object({ a: z.number() })))).toMatchObject({
+      status: 422,
+    })
+  })
+
   test('a request without a body gives an empty array', async () => {
     expect(await readBody(new Request(url))).toEqual(new Uint8Array(0))
   })

@@ -28,6 +28,32 @@ import { matchesMediaType, parseMediaType } from '../negotiate/media-type.ts'
  */
 const WHOLE_BODY = Symbol.for('api-blocks.whole-body')
 
+/**
+ * The parsed-JSON slot (`Symbol.for('api-blocks.json-body')`): `{ bytes, value }` on a Request
+ * whose body a middleware already parsed (the idempotency middleware does, to fingerprint it),
+ * `value` being what `JSON.parse` gives for `bytes` decoded as strict UTF-8. {@link readJson}
+ * takes that value, once, when `bytes` is the very array the whole-body slot answers (so the
+ * body is still those bytes), instead of decoding and parsing them again.
+ */
+const JSON_BODY = Symbol.for('api-blocks.json-body')
+
+interface ParsedJson {
+  readonly bytes: unknown
+  readonly value: unknown
+}
+
+/** The value of the parsed-JSON slot, taken (and cleared) if it still describes the body. */
+function takeParsedJson(request: Request): { value: unknown } | undefined {
+  const slots = request as { [WHOLE_BODY]?: unknown; [JSON_BODY]?: ParsedJson | undefined }
+  const parsed = slots[JSON_BODY]
+  if (parsed === undefined) return undefined
+  Reflect.set(slots, JSON_BODY, undefined)
+  const whole = slots[WHOLE_BODY]
+  return parsed.value !== undefined && whole !== undefined && parsed.bytes === whole
+    ? parsed
+    : undefined
+}
+
 /** The default body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576
 
@@ -125,10 +151,13 @@ export async function readBody(
   return bytes
 }
 
+// fatal: invalid UTF-8 is an error, never silently replaced by U+FFFD. One decoder serves every
+// call: without `stream`, decode() keeps no state between calls.
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
 function decodeUtf8(bytes: Uint8Array): string {
   try {
-    // fatal: invalid UTF-8 is an error, never silently replaced by U+FFFD.
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return utf8.decode(bytes)
   } catch (cause) {
     throw problems.badRequest.error({ detail: 'The request body is not valid UTF-8.' }, { cause })
   }
@@ -191,13 +220,18 @@ export async function readJson<T>(
       detail: 'Send the body as application/json (UTF-8).',
     })
   }
-  const text = await readText(request, options)
+  const parsed = takeParsedJson(request)
+  const bytes = await readBody(request, options)
   let data: unknown
-  try {
-    data = JSON.parse(text)
-  } catch (cause) {
-    // The parser's message quotes the body; it is not echoed back.
-    throw problems.badRequest.error({ detail: 'The request body is not valid JSON.' }, { cause })
+  if (parsed !== undefined) data = parsed.value
+  else {
+    const text = decodeUtf8(bytes)
+    try {
+      data = JSON.parse(text)
+    } catch (cause) {
+      // The parser's message quotes the body; it is not echoed back.
+      throw problems.badRequest.error({ detail: 'The request body is not valid JSON.' }, { cause })
+    }
   }
   let result: ReturnType<JsonSchema<T>['safeParse']>
   try {

@@ -13,6 +13,15 @@
 import { utf8, utf8Shared } from './encoding.ts'
 
 export const WHOLE_BODY: unique symbol = Symbol.for('api-blocks.whole-body') as never
+
+/**
+ * The parsed-JSON slot, `Symbol.for('api-blocks.json-body')`: on a Request that holds its
+ * body whole, `{ bytes, value }`, where `value` is what `JSON.parse` gives for `bytes` decoded
+ * as strict UTF-8. The middleware parsed the body to fingerprint it; `readJson` of
+ * `@api-blocks/http` takes the value from here, when `bytes` is still the very array the
+ * whole-body slot answers, instead of decoding and parsing the same bytes again.
+ */
+export const JSON_BODY: unique symbol = Symbol.for('api-blocks.json-body') as never
 const EMPTY = new Uint8Array(0)
 
 /**
