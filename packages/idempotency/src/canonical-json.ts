@@ -124,10 +124,9 @@ function sortedTree(value: unknown, depth: number): unknown {
     const sorted = sortedTree(member, depth + 1)
     if (sorted === NONE || sorted === BY_HAND) return sorted
     if (copy === undefined && sorted !== member) {
-      // Already in order (so no name is out of place): the members before this one as they are.
-      for (const name of names) {
-        if (name === '__proto__') return BY_HAND
-      }
+      // Already in order, so the copy enumerates as the original does (integer-like names
+      // included); only __proto__ cannot be assigned. The members before this one as they are.
+      if (names.includes('__proto__')) return BY_HAND
       copy = {}
       for (let before = 0; before < index; before++) {
         const earlier = names[before] as string

@@ -108,6 +108,27 @@ describe('requests the middleware does not cover run unchanged', () => {
     expect(store.calls).toEqual([])
   })
 
+  test('what throws on the way through is a rejection, never a synchronous throw', async () => {
+    const { middleware, handler } = setup({
+      required: () => {
+        throw new Error('required() failed')
+      },
+    })
+    const answer = middleware(post(null), handler)
+    expect(answer).toBeInstanceOf(Promise)
+    await expect(answer).rejects.toThrow('required() failed')
+    const throwing = () => {
+      throw new Error('next failed')
+    }
+    const passed = middleware(new Request('https://api.example/v1/orders'), throwing)
+    await expect(passed).rejects.toThrow('next failed')
+    // A `next` that answers a Response itself (not a promise) still gives a promise.
+    const sync = (() => new Response('ok')) as unknown as (request: Request) => Promise<Response>
+    const direct = middleware(new Request('https://api.example/v1/orders'), sync)
+    expect(direct).toBeInstanceOf(Promise)
+    expect((await direct).status).toBe(200)
+  })
+
   test('PATCH is covered when listed', async () => {
     const { middleware, store } = setup({ methods: ['post', 'PATCH'] })
     const patch = new Request('https://api.example/v1/orders/1', {

@@ -89,9 +89,10 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
   // promise of its own (a rejection all the same when anything here throws).
   return (request, next) => {
     try {
-      if (!config.methods.has(request.method.toUpperCase())) return next(request)
+      // Promise.resolve hands a native promise back as it is; anything else becomes one.
+      if (!config.methods.has(request.method.toUpperCase())) return Promise.resolve(next(request))
       const field = request.headers.get('idempotency-key')
-      if (field === null && !config.required(request)) return next(request)
+      if (field === null && !config.required(request)) return Promise.resolve(next(request))
       return handle(request, next, field)
     } catch (error) {
       return Promise.reject(error)
