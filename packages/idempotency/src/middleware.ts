@@ -50,7 +50,7 @@ interface Prepared {
   fingerprint: string
   body: Uint8Array | null
   /** The body parsed as JSON while fingerprinting it (`value` stays undefined otherwise). */
-  json: { readonly bytes: Uint8Array | null; value: unknown }
+  json: { value?: unknown }
 }
 
 /**
@@ -118,7 +118,7 @@ export function idempotency(options: IdempotencyOptions): IdempotencyMiddleware 
       const key = parseIdempotencyKey(field)
       const scope = config.scope(request)
       const body = await readBodyBounded(request, config.maxBodyBytes)
-      const json = { bytes: body, value: undefined as unknown }
+      const json: { value?: unknown } = {}
       const fingerprint = fingerprintRequest(config, request, body, json)
       const storeKey = storeKeyOf(typeof scope === 'string' ? scope : await scope, key)
       prepared = {
@@ -374,7 +374,7 @@ async function execute(
     slots[WHOLE_BODY] === prepared.body &&
     Object.isExtensible(forwarded)
   ) {
-    slots[JSON_BODY] = prepared.json
+    slots[JSON_BODY] = { bytes: prepared.body, value: prepared.json.value }
   }
   bindIdempotencyContext(forwarded, new Execution(config, prepared, owner, recoveryPoint))
   config.emit?.({ type: 'executed', storeKey, recoveryPoint })
