@@ -14,6 +14,7 @@ export default defineConfig({
     'compress-node': 'src/compress/node.ts',
     version: 'src/version/index.ts',
     limits: 'src/limits/index.ts',
+    'structured-fields': 'src/structured-fields/index.ts',
   },
   format: 'esm',
   platform: 'neutral',

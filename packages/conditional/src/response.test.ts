@@ -153,7 +153,7 @@ describe('PreconditionError', () => {
     if (failed.outcome !== 'precondition-failed') throw new Error('expected a failure')
     const error = new PreconditionError(failed)
     expect(error).toBeInstanceOf(ProblemError)
-    expect(error.code).toBe('precondition-failed')
+    expect(error.code).toBe('PRECONDITION_FAILED')
     expect(error.status).toBe(412)
     expect(error.result).toBe(failed)
     expect(error.toProblem().detail).toBe(failed.detail)
@@ -162,6 +162,6 @@ describe('PreconditionError', () => {
 
     const required = evaluatePreconditions('PUT', {}, {}, { requireIfMatch: true })
     if (required.outcome !== 'precondition-required') throw new Error('expected 428')
-    expect(new PreconditionError(required).code).toBe('precondition-required')
+    expect(new PreconditionError(required).code).toBe('PRECONDITION_REQUIRED')
   })
 })

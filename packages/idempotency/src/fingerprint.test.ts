@@ -1,6 +1,6 @@
+import type { JsonValue } from '@api-blocks/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import type { JsonValue } from './canonical-json.ts'
 import type { FingerprintInput } from './fingerprint.ts'
 import { canonicalBody, computeFingerprint, isJsonMediaType } from './fingerprint.ts'
 

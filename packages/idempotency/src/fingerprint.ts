@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { canonicalizeParsed } from './canonical-json.ts'
+import { parseJsonCanonical } from '@api-blocks/core'
 import { sha256Frame, sha256FrameBase64url, toHex, utf8 } from './internal/encoding.ts'
 
 /**
@@ -128,7 +128,9 @@ function canonicalText(
   } catch {
     return undefined
   }
-  return canonicalizeParsed(text, parsed)
+  const result = parseJsonCanonical(text)
+  if (result !== undefined && parsed !== undefined) parsed.value = result.value
+  return result?.canonical
 }
 
 /**

@@ -14,12 +14,6 @@
  * @module
  */
 
-export type { JsonValue } from './canonical-json.ts'
-export {
-  canonicalizeJsonText,
-  canonicalJson,
-  MAX_CANONICAL_JSON_DEPTH,
-} from './canonical-json.ts'
 export type { IdempotencyContext } from './context.ts'
 export { idempotencyContext } from './context.ts'
 export type { IdempotencyErrorOptions, IdempotencyErrorReason } from './error.ts'

@@ -20,8 +20,9 @@
  * @see https://www.rfc-editor.org/rfc/rfc2104 (HMAC)
  * @module
  */
+
+import { decodeBase64url, encodeBase64url } from '@api-blocks/core'
 import { PaginationError } from './error.ts'
-import { decodeBase64url, encodeBase64url } from './internal/base64url.ts'
 import type { FilterValue } from './internal/canonical-json.ts'
 import { canonicalJson } from './internal/canonical-json.ts'
 import type { CursorPosition, CursorValue, KeysetOrder } from './keyset.ts'

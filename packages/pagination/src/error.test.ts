@@ -6,7 +6,7 @@ describe('PaginationError', () => {
   test('cursor reasons answer the invalid-cursor problem, 400', () => {
     const error = new PaginationError('cursor_expired', 'The cursor has expired.')
     expect(error.reason).toBe('cursor_expired')
-    expect(error.code).toBe('invalid-cursor')
+    expect(error.code).toBe('INVALID_CURSOR')
     expect(error.status).toBe(400)
     expect(error.toProblem()).toMatchObject({
       type: 'invalid-cursor',
@@ -17,7 +17,7 @@ describe('PaginationError', () => {
 
   test('other reasons answer the bad-request problem, 400', () => {
     const error = new PaginationError('limit_invalid', 'Bad limit.')
-    expect(error.code).toBe('bad-request')
+    expect(error.code).toBe('BAD_REQUEST')
     expect(error.toProblem()).toMatchObject({ type: 'bad-request', status: 400 })
   })
 

@@ -81,7 +81,7 @@ describe('parseListRequest', () => {
   test('an empty after is an invalid cursor, never a first page', async () => {
     await expect(
       parseListRequest(new URLSearchParams('after='), { cursors: cursorsFor(null), ...policy }),
-    ).rejects.toMatchObject({ reason: 'cursor_malformed', code: 'invalid-cursor' })
+    ).rejects.toMatchObject({ reason: 'cursor_malformed', code: 'INVALID_CURSOR' })
   })
 
   test('custom parameter names', async () => {

@@ -122,7 +122,7 @@ describe('EdgesToReturn', () => {
   test('first and last together (strongly discouraged by the spec) → 400 first_and_last', async () => {
     await expect(parseConnectionArgs({ first: 2, last: 2 }, policy)).rejects.toMatchObject({
       reason: 'first_and_last',
-      code: 'bad-request',
+      code: 'BAD_REQUEST',
     })
   })
 
@@ -139,7 +139,7 @@ describe('EdgesToReturn', () => {
   test('a bad after or before cursor is the invalid-cursor problem, never a first page', async () => {
     for (const args of [{ after: '' }, { before: 'nope' }, { first: 1, after: 'v1.k1.x.y' }]) {
       await expect(parseConnectionArgs(args, policy)).rejects.toMatchObject({
-        code: 'invalid-cursor',
+        code: 'INVALID_CURSOR',
         status: 400,
       })
     }

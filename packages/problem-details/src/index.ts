@@ -11,10 +11,13 @@
  * @module
  */
 
+export type { ProblemDetails, ProblemSource } from '@api-blocks/core'
+export { isProblemSource } from '@api-blocks/core'
 export type { ProblemCatalog } from './catalog.ts'
 export { problems } from './catalog.ts'
-export type { ProblemSource } from './error.ts'
-export { isProblemSource, ProblemError } from './error.ts'
+export { problemCode } from './code.ts'
+export type { ProblemErrorOptions } from './error.ts'
+export { ProblemError } from './error.ts'
 export type { LanguageRange } from './language.ts'
 export { MAX_ACCEPT_LANGUAGE_LENGTH, negotiateLanguage, parseAcceptLanguage } from './language.ts'
 export type { ParsedProblem } from './parse.ts'
@@ -24,7 +27,6 @@ export { toJsonPointer, zodIssuesToPointers } from './pointer.ts'
 export type {
   CreateArgs,
   Problem,
-  ProblemDetails,
   ProblemInit,
   ProblemOccurrence,
   ProblemType,

@@ -4,7 +4,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc9457#section-3.1
  * @module
  */
-import type { ProblemDetails } from './problem.ts'
+import type { ProblemDetails } from '@api-blocks/core'
 
 /** The largest problem body {@link readProblem} reads by default, in bytes. */
 export const MAX_PROBLEM_BODY_BYTES: number = 64 * 1024

@@ -6,7 +6,9 @@
  * @see https://www.rfc-editor.org/rfc/rfc9457#section-3
  * @module
  */
+import type { ProblemDetails } from '@api-blocks/core'
 import type { z } from 'zod'
+import { problemCode } from './code.ts'
 import { ProblemError } from './error.ts'
 import { attachTitles } from './titles.ts'
 
@@ -28,19 +30,6 @@ const EXTENSION_NAME = /^[A-Za-z][A-Za-z0-9_]{2,}$/
  */
 export function isConformingExtensionName(name: string): boolean {
   return EXTENSION_NAME.test(name)
-}
-
-/**
- * A problem details object as it travels on the wire (RFC 9457 §3). `type` is either an
- * absolute URI or a slug that is resolved against a base URI when serialised.
- */
-export interface ProblemDetails {
-  type: string
-  title: string
-  status: number
-  detail?: string
-  instance?: string
-  [extension: string]: unknown
 }
 
 /** The members a caller supplies for one occurrence of a problem. */
@@ -97,7 +86,10 @@ export interface ProblemType<Ext = Record<never, never>, ParsedExt = Ext> {
   readonly title: string
   readonly status: number
   readonly titles: Readonly<Record<string, string>>
-  /** The stable machine code of the type: the slug, or the last path segment of the URI. */
+  /**
+   * The stable machine code of the type, UPPER_SNAKE_CASE: `NOT_FOUND` for `not-found` (see
+   * {@link problemCode}).
+   */
   readonly code: string
   /** Makes one occurrence of the problem, as a plain JSON-ready object. */
   create(...args: CreateArgs<Ext>): Problem<Ext>
@@ -161,7 +153,7 @@ export function defineProblem<const Schema extends z.ZodType | undefined = undef
       )
     }
   }
-  const code = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(type) ? (type.split(/[/#:]/).pop() ?? type) : type
+  const code = problemCode(type)
 
   const create = (init?: ProblemInit<Ext>): Problem<Ext> => {
     const { detail, instance, status: statusOverride, ...rest } = (init ?? {}) as ProblemOccurrence

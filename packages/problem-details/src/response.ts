@@ -4,10 +4,11 @@
  * @see https://www.rfc-editor.org/rfc/rfc9457#section-3
  * @module
  */
+
+import type { ProblemDetails } from '@api-blocks/core'
+import { isProblemSource } from '@api-blocks/core'
 import { problems } from './catalog.ts'
-import { isProblemSource } from './error.ts'
 import { negotiateLanguage } from './language.ts'
-import type { ProblemDetails } from './problem.ts'
 import { DEFAULT_PROBLEM_BASE, resolveProblemType } from './problem.ts'
 import { titlesOf } from './titles.ts'
 

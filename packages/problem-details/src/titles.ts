@@ -1,6 +1,6 @@
 // Translated titles ride on a problem object under a symbol that is not enumerable, so they
 // never reach the wire (JSON.stringify and spreads skip it) but survive until serialisation.
-import type { ProblemDetails } from './problem.ts'
+import type { ProblemDetails } from '@api-blocks/core'
 
 const TITLES: unique symbol = Symbol.for('api-blocks.problem-titles') as never
 

@@ -10,9 +10,10 @@
  *
  * @module
  */
+
+import type { ListMember } from '@api-blocks/http/structured-fields'
+import { parseList, serializeList } from '@api-blocks/http/structured-fields'
 import type { RateLimitPolicyStatus, RateLimitResult } from './gcra.ts'
-import type { ListMember } from './internal/structured-field.ts'
-import { parseList, serializeList } from './internal/structured-field.ts'
 
 /**
  * Options of {@link rateLimitHeaders} and {@link mergeRateLimitHeaders}.

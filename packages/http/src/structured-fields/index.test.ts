@@ -1,14 +1,14 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { invalidLists, validLists } from '../../test/vectors/structured-fields.ts'
-import type { BareItem, ListMember } from './structured-field.ts'
+import type { BareItem, ListMember } from './index.ts'
 import {
   MAX_STRUCTURED_FIELD_LENGTH,
   parseList,
   serializeBareItem,
   serializeList,
   serializeString,
-} from './structured-field.ts'
+} from './index.ts'
 
 const timeBox = { interruptAfterTimeLimit: 3000, numRuns: 1000 }
 

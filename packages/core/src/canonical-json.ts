@@ -1,6 +1,7 @@
 /**
- * Canonical JSON for request fingerprints: two bodies that differ only in member order or
- * whitespace give one text; a different value gives another.
+ * The one canonical JSON writer of api-blocks: two values that differ only in member order (or
+ * two texts that differ only in whitespace too) give one text; a different value gives another.
+ * Idempotency fingerprints and cursor filter hashes are built on it.
  *
  * The form: no whitespace; object members sorted by name in UTF-16 code-unit order (the order
  * of RFC 8785 §3.2.3), recursively; array order kept; strings and numbers as `JSON.stringify`
@@ -30,9 +31,9 @@ export type JsonValue =
   | { readonly [name: string]: JsonValue }
 
 /**
- * The deepest nesting of arrays and objects canonicalised. A deeper body is not rejected:
- * the fingerprint then uses its raw bytes (see `computeFingerprint`), so a hostile body cannot
- * exhaust the stack.
+ * The deepest nesting of arrays and objects canonicalised. A deeper value has no canonical
+ * form (`undefined`) rather than a thrown error, so hostile input cannot exhaust the stack;
+ * callers fall back to its raw bytes.
  *
  * @example
  * ```ts
@@ -160,7 +161,8 @@ function sortNames(names: string[]): void {
 
 /**
  * Parses `text` as JSON (RFC 8259) and returns its canonical text, or `undefined` when it is
- * not JSON or has no canonical form (see {@link canonicalJson}). Never throws.
+ * not JSON or has no canonical form (see {@link canonicalJson} and {@link parseJsonCanonical}).
+ * Never throws.
  *
  * @example
  * ```ts
@@ -169,28 +171,50 @@ function sortNames(names: string[]): void {
  * ```
  */
 export function canonicalizeJsonText(text: string): string | undefined {
-  return canonicalizeParsed(text)
+  return parseJsonCanonical(text)?.canonical
 }
 
 /**
- * @internal {@link canonicalizeJsonText}, handing the value `JSON.parse` gave to `parsed` (when
- * the text is JSON, whether or not it has a canonical form).
+ * What {@link parseJsonCanonical} gives for a JSON text.
+ *
+ * @example
+ * ```ts
+ * const parsed: ParsedCanonicalJson | undefined = parseJsonCanonical('{"a":1}')
+ * ```
  */
-export function canonicalizeParsed(text: string, parsed?: { value?: unknown }): string | undefined {
+export interface ParsedCanonicalJson {
+  /** What `JSON.parse` gives for the text. */
+  readonly value: unknown
+  /** The canonical text, or `undefined` when the value has none that keeps its meaning. */
+  readonly canonical: string | undefined
+}
+
+/**
+ * Parses `text` as JSON once and gives both the value and its canonical text; `undefined` when
+ * the text is not JSON. Never throws.
+ *
+ * A number is canonical only when its text is what JSON.stringify writes for the double it
+ * parses to: `9007199254740993` and `0.1000000000000000000001` are rounded by JSON.parse, and
+ * `1.0`, `-0` or `1e2` are spelled differently. A text holding such a number has no canonical
+ * form (`canonical` is undefined): two amounts that differ past double precision must never
+ * compare equal, so compare such texts by their bytes.
+ *
+ * @example
+ * ```ts
+ * parseJsonCanonical('{ "b": 1, "a": 2 }') // { value: { b: 1, a: 2 }, canonical: '{"a":2,"b":1}' }
+ * parseJsonCanonical('{"n": 1.0}')?.canonical // undefined
+ * ```
+ */
+export function parseJsonCanonical(text: string): ParsedCanonicalJson | undefined {
   let value: JsonValue
   try {
     value = JSON.parse(text) as JsonValue
   } catch {
     return undefined
   }
-  if (parsed !== undefined) parsed.value = value
-  // A number is canonical only when its text is what JSON.stringify writes for the double it
-  // parses to: `9007199254740993` and `0.1000000000000000000001` are rounded by JSON.parse,
-  // and `1.0`, `-0` or `1e2` are spelled differently. Such bodies have no canonical form here
-  // and are compared by their raw bytes, so two amounts that differ past double precision
-  // never share a fingerprint. (A scan of the number tokens: cheaper than a JSON.parse
-  // reviver, and it needs no source text access from the runtime.)
-  return exactNumbers(text) ? canonicalJson(value) : undefined
+  // (A scan of the number tokens: cheaper than a JSON.parse reviver, and it needs no source
+  // text access from the runtime.)
+  return { value, canonical: exactNumbers(text) ? canonicalJson(value) : undefined }
 }
 
 /**

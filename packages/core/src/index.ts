@@ -1,0 +1,66 @@
+/**
+ * What every api-blocks block shares, with no dependencies: the `Handler` and `Middleware`
+ * types; the typed per-request context and the hand-offs between blocks (the whole body, the
+ * header fields, the restored body, the parsed JSON); who the caller is (`Principal`), where it
+ * connects from and which route matched; the branded error base with stable codes; and the
+ * byte utilities (the bounded body reader, strict base64 and base64url, canonical JSON).
+ * SHA-256 and HMAC are in `@api-blocks/core/crypto`.
+ *
+ * @example
+ * ```ts
+ * import { principalOf, readRequestBody } from '@api-blocks/core'
+ *
+ * async function handler(request: Request): Promise<Response> {
+ *   const body = await readRequestBody(request, { maxBytes: 64 * 1024 })
+ *   return Response.json({ caller: principalOf(request)?.subject ?? null, bytes: body.byteLength })
+ * }
+ * ```
+ *
+ * @module
+ */
+
+export { decodeBase64, decodeBase64url, encodeBase64, encodeBase64url } from './base64.ts'
+export type { BodySlots } from './body-slots.ts'
+export {
+  defineBodySlots,
+  handOnParsedJson,
+  headerFieldsOf,
+  restoreBody,
+  takeParsedJson,
+  wholeBodyOf,
+} from './body-slots.ts'
+export type { JsonValue, ParsedCanonicalJson } from './canonical-json.ts'
+export {
+  canonicalizeJsonText,
+  canonicalJson,
+  MAX_CANONICAL_JSON_DEPTH,
+  parseJsonCanonical,
+} from './canonical-json.ts'
+export type { ContextKey } from './context.ts'
+export {
+  contextKey,
+  copyContext,
+  deleteContext,
+  getContext,
+  setContext,
+  sharedContextKey,
+} from './context.ts'
+export type { ApiBlocksErrorOptions, ProblemDetails, ProblemSource } from './error.ts'
+export { ApiBlocksError, isProblemSource } from './error.ts'
+export type { Handler, Middleware } from './handler.ts'
+export type { Principal } from './principal.ts'
+export { principalKey, principalOf, setPrincipal } from './principal.ts'
+export type { BodyReadErrorCode, ReadAhead, ReadRequestBodyOptions } from './read-body.ts'
+export {
+  BodyReadError,
+  concatBytes,
+  readAhead,
+  readRequestBody,
+  readStream,
+} from './read-body.ts'
+export {
+  clientAddressOf,
+  routeParamsOf,
+  setClientAddress,
+  setRouteParams,
+} from './request-info.ts'
