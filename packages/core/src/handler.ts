@@ -32,3 +32,24 @@ export type Handler = (request: Request) => Promise<Response>
  * ```
  */
 export type Middleware = (request: Request, next: Handler) => Promise<Response>
+
+/**
+ * What `new Headers(init)` accepts. Public signatures use it instead of the DOM library's
+ * `HeadersInit`, which a project compiled with `types: ["node"]` and no DOM library lacks.
+ *
+ * @example
+ * ```ts
+ * const fields: HeadersInitLike = { 'cache-control': 'no-store' }
+ * ```
+ */
+export type HeadersInitLike = NonNullable<ConstructorParameters<typeof Headers>[0]>
+
+/**
+ * What `new Response(body)` accepts as a body, for the same reason as {@link HeadersInitLike}.
+ *
+ * @example
+ * ```ts
+ * const body: BodyInitLike = JSON.stringify({ ok: true })
+ * ```
+ */
+export type BodyInitLike = NonNullable<ConstructorParameters<typeof Response>[0]>

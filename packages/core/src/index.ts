@@ -47,7 +47,7 @@ export {
 } from './context.ts'
 export type { ApiBlocksErrorOptions, ProblemDetails, ProblemSource } from './error.ts'
 export { ApiBlocksError, isProblemSource } from './error.ts'
-export type { Handler, Middleware } from './handler.ts'
+export type { BodyInitLike, Handler, HeadersInitLike, Middleware } from './handler.ts'
 export type { Principal } from './principal.ts'
 export { principalKey, principalOf, setPrincipal } from './principal.ts'
 export type { BodyReadErrorCode, ReadAhead, ReadRequestBodyOptions } from './read-body.ts'
