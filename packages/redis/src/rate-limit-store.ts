@@ -84,8 +84,9 @@ function argumentsOf(policies: readonly GcraPolicy[]): readonly string[] {
  * `check.now`) when its last debt is paid. Passes `runRateLimitStoreConformance` against a real
  * server, including the comparison with the reference model on a long random sequence.
  *
- * Failures reject with a {@link RedisStoreError}; the limiter reports them as
- * `store_unavailable`, and the middleware fails open or closed as configured.
+ * Every method returns a Promise: failures reject (never throw) with a {@link RedisStoreError};
+ * the limiter reports them as a `RateLimitError` with code `STORE_UNAVAILABLE`, and the
+ * middleware fails open (its default) or closed.
  *
  * @example
  * ```ts
