@@ -25,7 +25,7 @@ describe('createRateLimiter', () => {
       policies,
       clock: () => T0,
     })
-    const result = await limiter.check('principal:alice', 4)
+    const result = await limiter.check('principal:sub:alice', 4)
     expect(result).toEqual({
       allowed: true,
       checkedAt: T0,

@@ -67,7 +67,7 @@ export interface RateLimiter {
  *     { name: 'daily', quota: 1000, windowSeconds: 86_400 },
  *   ],
  * })
- * const result = await limiter.check('principal:alice', 1)
+ * const result = await limiter.check('principal:sub:alice', 1)
  * if (!result.allowed) console.log(result.retryAfterSeconds)
  * ```
  */

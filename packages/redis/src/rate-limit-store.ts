@@ -99,7 +99,7 @@ function argumentsOf(policies: readonly GcraPolicy[]): readonly string[] {
  *   store: new RedisRateLimitStore({ client }),
  *   policies: [{ name: 'burst', quota: 10, windowSeconds: 1 }, { name: 'daily', quota: 1000, windowSeconds: 86_400 }],
  * })
- * const result = await limiter.check('principal:alice')
+ * const result = await limiter.check('principal:sub:alice')
  * ```
  */
 export class RedisRateLimitStore implements RateLimitStore {
