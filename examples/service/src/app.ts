@@ -51,7 +51,10 @@ export interface ServiceOptions {
   rateLimitStore?: RateLimitStore
   /** Where Idempotency-Key records live (default: in memory; Redis or PostgreSQL to share them). */
   idempotencyStore?: IdempotencyStore
-  /** The client's IP address, from the adapter (keys the rate limit when there is no principal). */
+  /**
+   * The client's IP address (keys the rate limit when there is no principal). Default: the
+   * address the adapter recorded (`clientAddressOf` of `@api-blocks/core`).
+   */
   clientAddress?: (request: Request) => string | undefined
   /**
    * Extra time POST /v1/orders takes, in milliseconds (default 0). A demonstration knob: with
@@ -100,26 +103,28 @@ export function createService(options: ServiceOptions = {}): Handler {
     }),
   })
 
-  // Who the caller is. No principal yet (bearer tokens come with the OAuth issue), and an
-  // unverified API key must not count (a client could send a fresh one with every request to get
-  // a fresh quota): the client IP, with IPv6 masked to /56. Rate limits and idempotency keys are
+  // Who the caller is: rateLimitKey's defaults, the principal an authentication layer recorded
+  // (none yet: bearer tokens come with the OAuth issue), else the client address the adapter
+  // recorded, with IPv6 masked to /56. An unverified API key must not count (a client could send
+  // a fresh one with every request to get a fresh quota). Rate limits and idempotency keys are
   // both scoped by it, so a client cannot replay another address's stored response.
   // Worked out once per request (the rate limit asks first), kept in the request's context.
   const clientKey = contextKey<Promise<string>>('client')
+  const keyOptions = options.clientAddress ? { clientIp: options.clientAddress } : {}
   const clientOf = (request: Request): Promise<string> => {
     let client = getContext(request, clientKey)
     if (client === undefined) {
-      client = rateLimitKey(request, { clientIp: options.clientAddress ?? (() => undefined) })
+      client = rateLimitKey(request, keyOptions)
       setContext(request, clientKey, client)
     }
     return client
   }
+  // A store that fails lets requests through (rateLimit's default, fail-open: a shared store that
+  // is down should not take the API down) and is reported to the console at most once a minute.
   const limit = rateLimit({
     store: options.rateLimitStore ?? new MemoryRateLimitStore(),
     policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
     key: clientOf,
-    // An in-memory store does not fail; a shared one that does should not take the API down.
-    onStoreError: 'fail-open',
     ...(options.clock ? { clock: options.clock } : {}),
   })
 

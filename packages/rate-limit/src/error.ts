@@ -7,27 +7,39 @@ import { ProblemError, problems } from '@api-blocks/problem-details'
 import type { RateLimitResult } from './gcra.ts'
 
 /**
- * Why a rate-limit error was raised. Stable: switch on it in logs and metrics.
- * - `store_unavailable`: the store rejected or threw (answered as 503 `service-unavailable`
- *   when failing closed; never as a 429).
- * - `quota_exceeded`: a check was denied and the caller chose to throw it (429
+ * The stable code of a {@link RateLimitError}, in the UPPER_SNAKE_CASE of every api-blocks
+ * error code. Switch on it in logs and metrics.
+ * - `QUOTA_EXCEEDED`: a check was denied and the caller chose to throw it (429
  *   `quota-exceeded` with `violated-policies`).
+ * - `STORE_UNAVAILABLE`: the store rejected, threw or answered a malformed reply (503
+ *   `service-unavailable` when failing closed; never a 429).
  *
  * @example
  * ```ts
- * if (error instanceof RateLimitError && error.reason === 'store_unavailable') metrics.storeDown++
+ * if (error instanceof RateLimitError && error.code === 'STORE_UNAVAILABLE') metrics.storeDown++
  * ```
  */
-export type RateLimitErrorReason = 'store_unavailable' | 'quota_exceeded'
-
-const BRAND: unique symbol = Symbol.for('api-blocks.rate-limit-error') as never
+export type RateLimitErrorCode = 'QUOTA_EXCEEDED' | 'STORE_UNAVAILABLE'
 
 /**
- * A rate-limit failure. It is a {@link ProblemError}, so adapters and `errorToProblemResponse`
- * answer it with its problem: 503 for `store_unavailable`, 429 for `quota_exceeded`.
+ * Options of {@link RateLimitError}: the standard `cause`, and the denied check of a
+ * `QUOTA_EXCEEDED` error.
  *
- * `instanceof` works across duplicate installs of this package: the check is a `Symbol.for`
- * brand, as undici does.
+ * @example
+ * ```ts
+ * const options: RateLimitErrorOptions = { cause: new Error('ECONNREFUSED') }
+ * ```
+ */
+export interface RateLimitErrorOptions extends ErrorOptions {
+  /** The denied check (`QUOTA_EXCEEDED`): its violated policies name the problem's members. */
+  result?: RateLimitResult
+}
+
+/**
+ * A rate-limit failure. It is a `ProblemError` (and so an `ApiBlocksError`), so adapters and
+ * `errorResponse` answer it with its problem: 429 `quota-exceeded` for `QUOTA_EXCEEDED`, 503
+ * `service-unavailable` for `STORE_UNAVAILABLE`. `instanceof` holds across duplicate installs
+ * (the error base of `@api-blocks/core` sees to it, by the class's `kind`).
  *
  * @example
  * ```ts
@@ -36,28 +48,20 @@ const BRAND: unique symbol = Symbol.for('api-blocks.rate-limit-error') as never
  * ```
  */
 export class RateLimitError extends ProblemError {
+  static override readonly kind: string = 'rate-limit.RateLimitError'
   /** Why the error was raised. */
-  readonly reason: RateLimitErrorReason
-  /** The denied check, for `quota_exceeded`. */
+  declare readonly code: RateLimitErrorCode
+  /** The denied check, for `QUOTA_EXCEEDED`. */
   readonly result: RateLimitResult | undefined
 
-  constructor(
-    reason: RateLimitErrorReason,
-    detail: string,
-    options?: ErrorOptions & { result?: RateLimitResult },
-  ) {
+  constructor(code: RateLimitErrorCode, detail: string, options: RateLimitErrorOptions = {}) {
+    const { result, cause } = options
     const problem =
-      reason === 'quota_exceeded'
-        ? problems.quotaExceeded.create({
-            detail,
-            'violated-policies': violatedPolicies(options?.result),
-          })
+      code === 'QUOTA_EXCEEDED'
+        ? problems.quotaExceeded.create({ detail, 'violated-policies': violatedPolicies(result) })
         : problems.serviceUnavailable.create({ detail })
-    super(problem, options)
-    this.name = 'RateLimitError'
-    this.reason = reason
-    this.result = options?.result
-    Object.defineProperty(this, BRAND, { value: true })
+    super(problem, cause === undefined ? { code } : { code, cause })
+    this.result = result
   }
 
   /**
@@ -69,11 +73,7 @@ export class RateLimitError extends ProblemError {
    * ```
    */
   static quotaExceeded(result: RateLimitResult): RateLimitError {
-    return new RateLimitError('quota_exceeded', quotaExceededDetail(result), { result })
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && BRAND in value
+    return new RateLimitError('QUOTA_EXCEEDED', quotaExceededDetail(result), { result })
   }
 }
 

@@ -234,7 +234,7 @@ export interface RateLimitPolicyStatus {
  *
  * @example
  * ```ts
- * const result = await limiter.check('principal:alice')
+ * const result = await limiter.check('principal:sub:alice')
  * if (!result.allowed) console.log(`retry in ${result.retryAfterSeconds} s`)
  * ```
  */

@@ -1,8 +1,8 @@
 /**
  * Rate-limit response header fields, written from a {@link RateLimitResult}:
- * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (SPEC.md §7.2; the separate
+ * - `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (docs/spec.md §7.2; the separate
  *   fields of draft-ietf-httpapi-ratelimit-headers-06, Reset in delta seconds);
- * - `X-RateLimit-Limit`, `-Remaining`, `-Reset` (SPEC.md §7.2; Reset in delta seconds by
+ * - `X-RateLimit-Limit`, `-Remaining`, `-Reset` (docs/spec.md §7.2; Reset in delta seconds by
  *   default, epoch seconds as an option, since deployed clients disagree);
  * - optionally the structured `RateLimit` and `RateLimit-Policy` List fields of
  *   draft-ietf-httpapi-ratelimit-headers-10 §3 and §4, one member per policy;

@@ -2,7 +2,8 @@
  * GCRA rate limiting for HTTP APIs: weighted cost, several policies charged atomically (all or
  * none), a denied request charges nothing, the `RateLimit-*` / `X-RateLimit-*` fields (and the
  * draft's structured `RateLimit` / `RateLimit-Policy` as an option), the 429 `quota-exceeded`
- * problem, client keys, and an explicit fail-open or fail-closed choice when the store fails.
+ * problem, client keys (the principal, an API key, the client address), and fail-open (the
+ * default, reported) or fail-closed when the store fails.
  *
  * @example
  * ```ts
@@ -10,15 +11,14 @@
  * const limit = rateLimit({
  *   store: new MemoryRateLimitStore(),
  *   policies: [{ name: 'burst', quota: 10, windowSeconds: 1 }],
- *   key: (request) => rateLimitKey(request, { clientIp: () => '203.0.113.7' }),
- *   onStoreError: 'fail-closed',
+ *   key: (request) => rateLimitKey(request),
  * })
  * ```
  *
  * @module
  */
 
-export type { RateLimitErrorReason } from './error.ts'
+export type { RateLimitErrorCode, RateLimitErrorOptions } from './error.ts'
 export { RateLimitError } from './error.ts'
 export type {
   GcraCheck,

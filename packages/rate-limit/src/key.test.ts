@@ -1,19 +1,69 @@
+import type { Principal } from '@api-blocks/core'
+import { setClientAddress, setPrincipal } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { MAX_API_KEY_LENGTH, rateLimitKey } from './key.ts'
 
-const request = (headers: HeadersInit = {}) =>
+const request = (headers: Record<string, string> = {}) =>
   new Request('https://api.example/v1/orders', { headers })
+const user = (subject: string): Principal => ({ subject, scopes: [], claims: {} })
 
 describe('rateLimitKey', () => {
-  test('the principal wins over an API key and the address', async () => {
+  test('the principal wins over an API key and the address: principal:<principalKey>', async () => {
     const options = { apiKeyHeader: 'x-api-key', clientIp: () => '203.0.113.7' }
     const withKey = request({ 'x-api-key': 'k-123' })
-    expect(await rateLimitKey(withKey, { ...options, principal: 'alice' })).toBe('principal:alice')
-    expect(await rateLimitKey(withKey, { ...options, principal: { subject: 'bob' } })).toBe(
-      'principal:bob',
+    expect(await rateLimitKey(withKey, { ...options, principal: 'alice' })).toBe(
+      'principal:sub:alice',
     )
+    expect(await rateLimitKey(withKey, { ...options, principal: user('bob') })).toBe(
+      'principal:sub:bob',
+    )
+    expect(
+      await rateLimitKey(withKey, {
+        ...options,
+        principal: { clientId: 'billing', scopes: [], claims: {} },
+      }),
+    ).toBe('principal:client:billing')
+    // principalKey encodes, so a subject cannot pose as another kind of key
+    expect(await rateLimitKey(withKey, { ...options, principal: 'a:b/c' })).toBe(
+      'principal:sub:a%3Ab%2Fc',
+    )
+  })
+
+  test('without a principal option, the principal recorded on the request (principalOf)', async () => {
+    const signedIn = request({ 'x-api-key': 'k-123' })
+    setPrincipal(signedIn, user('carol'))
+    expect(await rateLimitKey(signedIn, { apiKeyHeader: 'x-api-key' })).toBe('principal:sub:carol')
+    expect(await rateLimitKey(signedIn, { principal: undefined })).toBe('principal:sub:carol')
+    // a principal given in the options wins over the recorded one
+    expect(await rateLimitKey(signedIn, { principal: 'dave' })).toBe('principal:sub:dave')
+  })
+
+  test('principal null (or an empty subject) keys the request without one, whoever signed in', async () => {
+    const signedIn = request({ 'x-api-key': 'k-123' })
+    setPrincipal(signedIn, user('carol'))
+    setClientAddress(signedIn, '203.0.113.7')
+    expect(await rateLimitKey(signedIn, { principal: null })).toBe('ip:203.0.113.7/32')
+    expect(await rateLimitKey(signedIn, { principal: '' })).toBe('ip:203.0.113.7/32')
+    expect(await rateLimitKey(signedIn, { principal: null, apiKeyHeader: 'x-api-key' })).toMatch(
+      /^api-key:/,
+    )
+  })
+
+  test('a principal with neither subject nor client id names nobody: keyed as unauthenticated', async () => {
+    const nobody = request()
+    setPrincipal(nobody, { scopes: ['read'], claims: {} })
+    setClientAddress(nobody, '203.0.113.7')
+    expect(await rateLimitKey(nobody)).toBe('ip:203.0.113.7/32')
+  })
+
+  test('without a clientIp option, the address the adapter recorded (clientAddressOf)', async () => {
+    const seen = request()
+    setClientAddress(seen, '2001:db8:1:2a3::7')
+    expect(await rateLimitKey(seen)).toBe('ip:2001:db8:1:200::/56')
+    // a clientIp function wins over the recorded address
+    expect(await rateLimitKey(seen, { clientIp: () => '198.51.100.1' })).toBe('ip:198.51.100.1/32')
   })
 
   test('an API key is hashed with SHA-256 (128 bits, base64url), never kept raw', async () => {

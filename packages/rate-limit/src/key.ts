@@ -1,10 +1,13 @@
 /**
- * Who a request is charged to: the authenticated principal, else an API key (hashed), else
- * the client's network address (IPv6 masked to a prefix, since one subscriber usually holds
- * a whole /56 or /64).
+ * Who a request is charged to: the authenticated principal (core's `principalOf`), else an API
+ * key (hashed), else the client's network address (core's `clientAddressOf`; IPv6 masked to a
+ * prefix, since one subscriber usually holds a whole /56 or /64).
  *
  * @module
  */
+import type { Principal } from '@api-blocks/core'
+import { clientAddressOf, encodeBase64url, principalKey, principalOf } from '@api-blocks/core'
+import { sha256 } from '@api-blocks/core/crypto'
 import { problems } from '@api-blocks/problem-details'
 import { formatIp, maskIp, parseIp, unmapIpv4 } from './internal/ip.ts'
 
@@ -19,7 +22,9 @@ import { formatIp, maskIp, parseIp, unmapIpv4 } from './internal/ip.ts'
 export const MAX_API_KEY_LENGTH = 1024
 
 /**
- * Options of {@link rateLimitKey}.
+ * Options of {@link rateLimitKey}. Every one is optional: with none, a request is keyed by the
+ * principal an authentication layer recorded (`setPrincipal`), else by the address the adapter
+ * recorded (`setClientAddress`).
  *
  * @example
  * ```ts
@@ -28,10 +33,12 @@ export const MAX_API_KEY_LENGTH = 1024
  */
 export interface RateLimitKeyOptions {
   /**
-   * The authenticated principal, when there is one (for example the bearer package's
-   * `Principal`, or a subject string). It wins over everything else.
+   * The authenticated principal. It wins over everything else. Default (absent or
+   * `undefined`): `principalOf(request)` of `@api-blocks/core`, what the authentication layer
+   * recorded. A string is taken as a subject. `null` (or `''`) keys the request without a
+   * principal, by API key or address, whoever is signed in (a login-attempt limit, say).
    */
-  principal?: string | { readonly subject: string } | undefined
+  principal?: Principal | string | null | undefined
   /**
    * The header carrying an API key (for example `x-api-key`). The key is hashed (SHA-256,
    * 128 bits kept) and never stored. Only use it where the key has been verified before the
@@ -39,9 +46,11 @@ export interface RateLimitKeyOptions {
    */
   apiKeyHeader?: string
   /**
-   * The client address, as the adapter knows it from the socket (or from a proxy header the
-   * deployment trusts). Without it, or when it answers text that is not an IP address, every
-   * such request shares the single key `ip:unknown`: conservative, never a free pass.
+   * The client address. Default: `clientAddressOf(request)` of `@api-blocks/core`, the address
+   * the adapter recorded (the socket's, or the one the framework resolved under its trust-proxy
+   * setting). Give a function only to read a proxy header your own deployment sets. When there
+   * is no address, or its text is not an IP address, every such request shares the single key
+   * `ip:unknown`: conservative, never a free pass.
    */
   clientIp?: (request: Request) => string | undefined
   /** Bits of an IPv6 address that identify a client (default 56, as express-rate-limit). */
@@ -50,12 +59,21 @@ export interface RateLimitKeyOptions {
   ipv4PrefixLength?: number
 }
 
-async function sha256Base64url(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
-  let binary = ''
-  // 128 bits are plenty to tell keys apart and halve the memory per stored key.
-  for (const byte of new Uint8Array(digest, 0, 16)) binary += String.fromCharCode(byte)
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+// 128 bits are plenty to tell keys apart and halve the memory per stored key.
+const API_KEY_HASH_BYTES = 16
+
+/** The principal's part of the key, or `undefined` when the request is keyed without one. */
+function principalPart(
+  request: Request,
+  principal: Principal | string | null | undefined,
+): string | undefined {
+  const chosen = principal === undefined ? principalOf(request) : principal
+  if (chosen === null || chosen === undefined || chosen === '') return undefined
+  if (typeof chosen === 'string') return principalKey({ subject: chosen, scopes: [], claims: {} })
+  // A principal with neither a subject nor a client id names nobody (`principalKey` refuses
+  // it): key the request as if unauthenticated, which never buys a fresh quota.
+  if (chosen.subject === undefined && chosen.clientId === undefined) return undefined
+  return principalKey(chosen)
 }
 
 function prefixLength(value: number | undefined, fallback: number, max: number): number {
@@ -67,30 +85,30 @@ function prefixLength(value: number | undefined, fallback: number, max: number):
 }
 
 /**
- * The rate-limit key of a request: `principal:<subject>`, else `api-key:<hash>`, else
+ * The rate-limit key of a request: `principal:<principalKey>` (`principal:sub:<subject>`, or
+ * `principal:client:<client id>` for a client acting for itself), else `api-key:<hash>`, else
  * `ip:<masked address>/<prefix length>` (IPv4-mapped IPv6 counted as IPv4), else `ip:unknown`.
- * Throws the 431 `header-too-large` problem for an API key longer than
- * {@link MAX_API_KEY_LENGTH} characters.
+ * The principal and the address come from the request's context (`principalOf`,
+ * `clientAddressOf` of `@api-blocks/core`) unless the options give them. Throws the 431
+ * `header-too-large` problem for an API key longer than {@link MAX_API_KEY_LENGTH} characters.
  *
  * @example
  * ```ts
- * const key = await rateLimitKey(request, {
- *   principal: principal?.subject,
- *   apiKeyHeader: 'x-api-key',
- *   clientIp: () => '2001:db8:1:2a3::7',
- * })
- * // 'ip:2001:db8:1:200::/56' when neither a principal nor an API key is present
+ * const key = await rateLimitKey(request, { apiKeyHeader: 'x-api-key' })
+ * // 'principal:sub:user-42' once an authentication layer called setPrincipal(request, …);
+ * // else 'api-key:…' for a request with an x-api-key header;
+ * // else 'ip:2001:db8:1:200::/56' for a client the adapter saw at 2001:db8:1:2a3::7
  * ```
  */
 export async function rateLimitKey(
   request: Request,
   options: RateLimitKeyOptions = {},
 ): Promise<string> {
-  const { principal, apiKeyHeader, clientIp } = options
+  const { apiKeyHeader, clientIp = clientAddressOf } = options
   const v6 = prefixLength(options.ipv6PrefixLength, 56, 128)
   const v4 = prefixLength(options.ipv4PrefixLength, 32, 32)
-  const subject = typeof principal === 'string' ? principal : principal?.subject
-  if (subject !== undefined && subject !== '') return `principal:${subject}`
+  const principal = principalPart(request, options.principal)
+  if (principal !== undefined) return `principal:${principal}`
   if (apiKeyHeader !== undefined) {
     const apiKey = request.headers.get(apiKeyHeader)?.trim()
     if (apiKey !== undefined && apiKey !== '') {
@@ -100,10 +118,11 @@ export async function rateLimitKey(
           detail: `The ${apiKeyHeader} header is longer than ${MAX_API_KEY_LENGTH} characters.`,
         })
       }
-      return `api-key:${await sha256Base64url(apiKey)}`
+      const digest = await sha256(apiKey)
+      return `api-key:${encodeBase64url(digest.subarray(0, API_KEY_HASH_BYTES))}`
     }
   }
-  const text = clientIp?.(request)
+  const text = clientIp(request)
   const parsed = text === undefined ? undefined : parseIp(text)
   if (parsed === undefined) return 'ip:unknown'
   const address = unmapIpv4(parsed)

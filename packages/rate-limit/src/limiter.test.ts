@@ -1,3 +1,4 @@
+import { ApiBlocksError } from '@api-blocks/core'
 import { ProblemError } from '@api-blocks/problem-details'
 import { describe, expect, test } from 'vitest'
 import { RateLimitError } from './error.ts'
@@ -24,7 +25,7 @@ describe('createRateLimiter', () => {
       policies,
       clock: () => T0,
     })
-    const result = await limiter.check('principal:alice', 4)
+    const result = await limiter.check('principal:sub:alice', 4)
     expect(result).toEqual({
       allowed: true,
       checkedAt: T0,
@@ -65,14 +66,14 @@ describe('createRateLimiter', () => {
     expect((await limiter.check('k')).allowed).toBe(true)
   })
 
-  test('a store failure rejects with RateLimitError store_unavailable, the cause attached', async () => {
+  test('a store failure rejects with RateLimitError STORE_UNAVAILABLE, the cause attached', async () => {
     const cause = new Error('ECONNREFUSED')
     const limiter = createRateLimiter({ store: failingStore(cause), policies })
     const error = await limiter.check('k').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(RateLimitError)
     expect(error).toBeInstanceOf(ProblemError)
-    expect(error).toMatchObject({ reason: 'store_unavailable', status: 503, cause })
-    await expect(limiter.reset('k')).rejects.toMatchObject({ reason: 'store_unavailable', cause })
+    expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE', status: 503, cause })
+    await expect(limiter.reset('k')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', cause })
   })
 
   test('a store that throws synchronously is a store failure too', async () => {
@@ -83,26 +84,22 @@ describe('createRateLimiter', () => {
       reset: () => Promise.resolve(),
     }
     await expect(createRateLimiter({ store, policies }).check('k')).rejects.toMatchObject({
-      reason: 'store_unavailable',
+      code: 'STORE_UNAVAILABLE',
     })
   })
 
-  test('a store may answer with a promise, any thenable, or synchronously', async () => {
+  test("a store's promise may be a client library's own thenable", async () => {
     const memory = new MemoryRateLimitStore()
-    const asPromise: RateLimitStore = {
-      consume: async (check) => memory.consume(check),
-      reset: (key) => memory.reset(key),
-    }
     const asThenable: RateLimitStore = {
       // a client library's own promise type, not a native Promise
       consume: (check) =>
         ({
           // biome-ignore lint/suspicious/noThenProperty: a thenable is what this test is about
-          then: (resolve: (reply: GcraReply) => void) => resolve(memory.consume(check)),
+          then: (resolve: (reply: GcraReply) => void) => memory.consume(check).then(resolve),
         }) as unknown as Promise<GcraReply>,
       reset: (key) => memory.reset(key),
     }
-    for (const store of [memory, asPromise, asThenable]) {
+    for (const store of [memory, asThenable]) {
       const limiter = createRateLimiter({ store, policies, clock: () => T0 })
       const result = await limiter.check(`k:${Math.random()}`, 3)
       expect(result.policies.map((p) => p.remaining)).toEqual([7, 997])
@@ -126,7 +123,7 @@ describe('createRateLimiter', () => {
         reset: () => Promise.resolve(),
       }
       await expect(createRateLimiter({ store, policies }).check('k')).rejects.toMatchObject({
-        reason: 'store_unavailable',
+        code: 'STORE_UNAVAILABLE',
       })
     }
   })
@@ -158,15 +155,18 @@ describe('createRateLimiter', () => {
 })
 
 describe('RateLimitError', () => {
-  test('quota_exceeded answers the IANA quota-exceeded problem with violated-policies', async () => {
+  test('QUOTA_EXCEEDED answers the IANA quota-exceeded problem with violated-policies', async () => {
     const limiter = createRateLimiter({
       store: new MemoryRateLimitStore(),
       policies,
       clock: () => T0,
     })
     await limiter.check('k', 10)
-    const error = RateLimitError.quotaExceeded(await limiter.check('k'))
-    expect(error.reason).toBe('quota_exceeded')
+    const result = await limiter.check('k')
+    const error = RateLimitError.quotaExceeded(result)
+    expect(error.code).toBe('QUOTA_EXCEEDED')
+    expect(error.status).toBe(429)
+    expect(error.result).toBe(result)
     expect(error.toProblem()).toEqual({
       type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
       title: 'Request quota exceeded.',
@@ -176,11 +176,34 @@ describe('RateLimitError', () => {
     })
   })
 
-  test('instanceof works across copies of the class (Symbol.for brand)', () => {
-    const foreign = Object.assign(new Error('x'), {
-      [Symbol.for('api-blocks.rate-limit-error')]: true,
+  test('STORE_UNAVAILABLE answers 503 service-unavailable, the cause kept out of the problem', () => {
+    const cause = new Error('ECONNREFUSED 127.0.0.1:6379')
+    const error = new RateLimitError('STORE_UNAVAILABLE', 'The rate-limit store is unavailable.', {
+      cause,
     })
+    expect(error).toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      status: 503,
+      cause,
+      result: undefined,
+    })
+    expect(error.name).toBe('RateLimitError')
+    expect(error.toProblem()).toMatchObject({ type: 'service-unavailable', status: 503 })
+    expect(JSON.stringify(error.toProblem())).not.toContain('ECONNREFUSED')
+  })
+
+  test('is an ApiBlocksError of kind rate-limit.RateLimitError, recognised across copies', () => {
+    const error = new RateLimitError('STORE_UNAVAILABLE', 'down')
+    expect(error).toBeInstanceOf(ApiBlocksError)
+    expect(RateLimitError.kind).toBe('rate-limit.RateLimitError')
+    // A second copy of the package (a duplicate install): another class of the same kind.
+    const Copy = class RateLimitError extends ProblemError {
+      static override readonly kind: string = 'rate-limit.RateLimitError'
+    }
+    const foreign = new Copy({ type: 'service-unavailable', title: 'x', status: 503 })
     expect(foreign).toBeInstanceOf(RateLimitError)
-    expect(new Error('x')).not.toBeInstanceOf(RateLimitError)
+    expect(new ProblemError({ type: 'about:blank', title: 'x', status: 503 })).not.toBeInstanceOf(
+      RateLimitError,
+    )
   })
 })

@@ -47,7 +47,7 @@ export interface RateLimiter {
   /**
    * Checks `key` against every policy and, when all allow it, charges `cost` (default 1) to
    * each; a denied check charges nothing. `cost` 0 reads the state without charging. Rejects
-   * with a `RateLimitError` (`store_unavailable`) when the store fails, and with a
+   * with a `RateLimitError` (`STORE_UNAVAILABLE`) when the store fails, and with a
    * `RangeError` for a cost that is not a whole number >= 0.
    */
   check(key: string, cost?: number): Promise<RateLimitResult>
@@ -67,7 +67,7 @@ export interface RateLimiter {
  *     { name: 'daily', quota: 1000, windowSeconds: 86_400 },
  *   ],
  * })
- * const result = await limiter.check('principal:alice', 1)
+ * const result = await limiter.check('principal:sub:alice', 1)
  * if (!result.allowed) console.log(result.retryAfterSeconds)
  * ```
  */
@@ -75,7 +75,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const { store, clock = Date.now } = options
   const policies = compilePolicies(options.policies)
   const storeFailed = (error: unknown): RateLimitError =>
-    new RateLimitError('store_unavailable', 'The rate-limit store is unavailable.', {
+    new RateLimitError('STORE_UNAVAILABLE', 'The rate-limit store is unavailable.', {
       cause: error,
     })
   const rejectStoreFailure = (error: unknown): never => {
@@ -103,22 +103,16 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
         return Promise.reject(new RangeError(`Rate limit clock returned ${now}`))
       }
       const check: GcraCheck = { key, policies, cost, now }
-      let reply: GcraReply | Promise<GcraReply>
+      let reply: Promise<GcraReply>
       try {
-        reply = store.consume(check)
+        // The contract is a Promise; `Promise.resolve` returns a native one as it is and adopts
+        // a client library's own thenable.
+        reply = Promise.resolve(store.consume(check))
       } catch (error) {
+        // A store that throws instead of rejecting is a failing store all the same.
         return Promise.reject(storeFailed(error))
       }
-      if (typeof (reply as Partial<PromiseLike<GcraReply>>).then === 'function') {
-        // Any thenable (another realm's Promise, a client library's own promise type).
-        return Promise.resolve(reply).then((answer) => settle(check, answer), rejectStoreFailure)
-      }
-      // A store answering synchronously (the memory store): one promise per check, not three.
-      try {
-        return Promise.resolve(settle(check, reply))
-      } catch (error) {
-        return Promise.reject(error)
-      }
+      return reply.then((answer) => settle(check, answer), rejectStoreFailure)
     },
     async reset(key: string): Promise<void> {
       try {

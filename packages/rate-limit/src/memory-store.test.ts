@@ -1,4 +1,5 @@
 import { describe, expect, test, vi } from 'vitest'
+import type { GcraCheck } from './gcra.ts'
 import { MemoryRateLimitStore } from './memory-store.ts'
 import { compilePolicies } from './policy.ts'
 import { runRateLimitStoreConformance } from './testing/index.ts'
@@ -115,5 +116,20 @@ describe('MemoryRateLimitStore: bounded memory', () => {
   test('maxKeys must be a whole number >= 1', () => {
     expect(() => new MemoryRateLimitStore({ maxKeys: 0 })).toThrow(RangeError)
     expect(() => new MemoryRateLimitStore({ maxKeys: 1.5 })).toThrow(RangeError)
+  })
+})
+
+describe('MemoryRateLimitStore: the Promise contract', () => {
+  test('consume answers a Promise, and a check that is not one rejects rather than throws', async () => {
+    const store = new MemoryRateLimitStore()
+    const answer = store.consume({ key: 'k', policies: perMinute, cost: 1, now: T0 })
+    expect(answer).toBeInstanceOf(Promise)
+    await expect(answer).resolves.toEqual({ allowed: true, debts: [30_000] })
+    const broken = { key: 'k', policies: undefined, cost: 1, now: T0 } as unknown as GcraCheck
+    let rejected: Promise<unknown> | undefined
+    expect(() => {
+      rejected = store.consume(broken)
+    }).not.toThrow()
+    await expect(rejected).rejects.toBeInstanceOf(TypeError)
   })
 })

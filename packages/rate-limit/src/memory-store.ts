@@ -87,8 +87,25 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.#entries.size
   }
 
-  /** Answers synchronously: the whole check runs before anything else can touch the key. */
-  consume(check: GcraCheck): GcraReply {
+  /**
+   * Runs the whole check synchronously, before anything else can touch the key (that is what
+   * makes it atomic), and answers with a settled promise, as the store contract asks.
+   */
+  consume(check: GcraCheck): Promise<GcraReply> {
+    try {
+      return Promise.resolve(this.#consume(check))
+    } catch (error) {
+      // A check that is not one (no policies array): reject, never throw.
+      return Promise.reject(error)
+    }
+  }
+
+  reset(key: string): Promise<void> {
+    this.#entries.delete(key)
+    return Promise.resolve()
+  }
+
+  #consume(check: GcraCheck): GcraReply {
     const { key, policies, cost, now } = check
     this.#sweep(now)
     const entries = this.#entries
@@ -113,11 +130,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
       return { allowed: written >= 0, debts }
     }
     return { allowed: applyByName(entry, policies, cost, now, debts) >= 0, debts }
-  }
-
-  reset(key: string): Promise<void> {
-    this.#entries.delete(key)
-    return Promise.resolve()
   }
 
   /** CLOCK: paid-up keys go first, marked keys get a second chance at the back. */

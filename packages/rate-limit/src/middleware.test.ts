@@ -1,5 +1,6 @@
+import { compose, requestId } from '@api-blocks/http'
 import { problems } from '@api-blocks/problem-details'
-import { describe, expect, test, vi } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { MemoryRateLimitStore } from './memory-store.ts'
 import type { RateLimitEvent, RateLimitOptions } from './middleware.ts'
 import { rateLimit, rateLimitedResponse } from './middleware.ts'
@@ -12,7 +13,7 @@ const ok = async () => Response.json({ ok: true })
 function setup(overrides: Partial<RateLimitOptions> = {}) {
   const clock = { now: T0 }
   const events: RateLimitEvent[] = []
-  const limit = rateLimit({
+  const options: RateLimitOptions = {
     store: new MemoryRateLimitStore(),
     policies: [
       { name: 'burst', quota: 2, windowSeconds: 1 },
@@ -23,8 +24,8 @@ function setup(overrides: Partial<RateLimitOptions> = {}) {
     clock: () => clock.now,
     onEvent: (event) => events.push(event),
     ...overrides,
-  })
-  return { limit, clock, events }
+  }
+  return { limit: rateLimit(options), options, clock, events }
 }
 
 const brokenStore: RateLimitStore = {
@@ -67,7 +68,11 @@ describe('rateLimit middleware', () => {
     })
     expect(problems.quotaExceeded.is(body)).toBe(true)
     expect(events).toEqual([
-      expect.objectContaining({ type: 'rejected', key: 'ip:203.0.113.7/32' }),
+      expect.objectContaining({
+        type: 'rejected',
+        code: 'QUOTA_EXCEEDED',
+        key: 'ip:203.0.113.7/32',
+      }),
     ])
   })
 
@@ -138,6 +143,7 @@ describe('rateLimit middleware', () => {
     expect(events).toEqual([
       {
         type: 'store-error',
+        code: 'STORE_UNAVAILABLE',
         key: 'ip:203.0.113.7/32',
         action: 'fail-closed',
         error: new Error('ECONNREFUSED 127.0.0.1:6379'),
@@ -150,7 +156,9 @@ describe('rateLimit middleware', () => {
     const response = await limit(request(), ok)
     expect(response.status).toBe(200)
     expect([...response.headers.keys()].filter((name) => name.includes('ratelimit'))).toEqual([])
-    expect(events).toMatchObject([{ type: 'store-error', action: 'fail-open' }])
+    expect(events).toMatchObject([
+      { type: 'store-error', code: 'STORE_UNAVAILABLE', action: 'fail-open' },
+    ])
   })
 
   test('an onEvent hook that throws does not change the answer', async () => {
@@ -176,13 +184,21 @@ describe('rateLimit middleware', () => {
     ).rejects.toBe(boom)
   })
 
-  test('onStoreError is an explicit, required choice', () => {
+  test('without onStoreError a store failure fails open: the request passes', async () => {
+    const { onStoreError: _, ...options } = setup().options
+    const limit = rateLimit({ ...options, store: brokenStore })
+    const handler = vi.fn(ok)
+    const response = await limit(request(), handler)
+    expect(handler).toHaveBeenCalledOnce()
+    expect(response.status).toBe(200)
+  })
+
+  test('an onStoreError that is neither fail-open nor fail-closed is refused at startup', () => {
     expect(() =>
       rateLimit({
-        store: new MemoryRateLimitStore(),
-        policies: [{ name: 'a', quota: 1, windowSeconds: 1 }],
-        key: () => 'k',
-      } as unknown as RateLimitOptions),
+        ...setup().options,
+        onStoreError: 'fail-maybe' as unknown as 'fail-open',
+      }),
     ).toThrow(/onStoreError/)
   })
 
@@ -196,6 +212,148 @@ describe('rateLimit middleware', () => {
     )
     expect(denied.headers.get('content-language')).toBe('de')
     expect((await denied.json()).title).toBe('Anfragekontingent überschritten.')
+  })
+})
+
+describe('rateLimit: what the handler throws keeps the rate-limit fields', () => {
+  const throwing = (error: unknown) => async (): Promise<Response> => {
+    throw error
+  }
+
+  test('a thrown problem (422) is answered as its problem, with the fields', async () => {
+    const { limit } = setup()
+    const invalid = problems.validation.error({
+      detail: 'quantity must be positive',
+      errors: [{ detail: 'must be positive', pointer: '/items/0/quantity' }],
+    })
+    const response = await limit(request(), throwing(invalid))
+    expect(response.status).toBe(422)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    expect(await response.json()).toMatchObject({
+      status: 422,
+      detail: 'quantity must be positive',
+      instance: '/v1/orders',
+    })
+    expect(response.headers.get('ratelimit-limit')).toBe('2')
+    expect(response.headers.get('ratelimit-remaining')).toBe('1')
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('1')
+  })
+
+  test('a thrown Error is answered 500 internal, its message not shown, with the fields', async () => {
+    const { limit } = setup({ headers: { structured: true } })
+    const response = await limit(request(), throwing(new Error('database password is hunter2')))
+    expect(response.status).toBe(500)
+    const body = await response.json()
+    expect(problems.internal.is(body)).toBe(true)
+    expect(JSON.stringify(body)).not.toContain('hunter2')
+    expect(response.headers.get('ratelimit-remaining')).toBe('1')
+    expect(response.headers.get('ratelimit')).toBe('"burst";r=1;t=1, "daily";r=99;t=864')
+  })
+
+  test('the request was charged: a throwing handler spends quota like any other', async () => {
+    const { limit } = setup()
+    await limit(request(), throwing(new Error('boom')))
+    await limit(request(), throwing(new Error('boom')))
+    expect((await limit(request(), ok)).status).toBe(429)
+  })
+
+  test("the answer renders with requestId()'s options and reaches its onError", async () => {
+    const { options } = setup()
+    const reported: unknown[] = []
+    const failure = new Error('boom')
+    const app = compose(
+      requestId({
+        generate: () => 'req-1',
+        problem: { base: 'https://api.example/problems/' },
+        onError: (error) => reported.push(error),
+      }),
+      rateLimit(options),
+    )(throwing(failure))
+    const response = await app(request())
+    expect(response.status).toBe(500)
+    expect(response.headers.get('x-request-id')).toBe('req-1')
+    expect(response.headers.get('ratelimit-limit')).toBe('2')
+    expect((await response.json()).type).toBe('https://api.example/problems/internal')
+    expect(reported).toEqual([failure])
+  })
+
+  test('a denied request never runs the handler, so nothing is thrown: the 429 stands', async () => {
+    const { limit } = setup()
+    const handler = vi.fn(throwing(new Error('boom')))
+    for (let i = 0; i < 2; i++) await limit(request(), handler)
+    expect((await limit(request(), handler)).status).toBe(429)
+    expect(handler).toHaveBeenCalledTimes(2)
+  })
+})
+
+describe('rateLimit without onEvent: store errors go to console.error, at most once a minute', () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  test('the first failure is written in full, then one line a minute with a count', async () => {
+    const lines: unknown[][] = []
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+      lines.push(args)
+    })
+    const clock = { now: T0 }
+    const limit = rateLimit({
+      store: brokenStore,
+      policies: [{ name: 'burst', quota: 2, windowSeconds: 1 }],
+      key: () => 'ip:203.0.113.7/32',
+      clock: () => clock.now,
+    })
+    expect((await limit(request(), ok)).status).toBe(200)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]?.[0]).toMatch(/rate-limit store failed, requests pass unlimited \(fail-open\)/)
+    expect(lines[0]?.[0]).toMatch(/onEvent/)
+    expect(lines[0]?.[1]).toEqual(new Error('ECONNREFUSED 127.0.0.1:6379'))
+    // A store that is down fails every request: no flood.
+    for (let i = 0; i < 50; i++) {
+      clock.now += 1000
+      await limit(request(), ok)
+    }
+    expect(lines).toHaveLength(1)
+    clock.now += 10_000 // a minute after the first report
+    await limit(request(), ok)
+    expect(lines).toHaveLength(2)
+    expect(lines[1]?.[0]).toMatch(/\(50 more since the last report, not shown\)/)
+  })
+
+  test('fail-closed says so', async () => {
+    const lines: unknown[][] = []
+    vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+      lines.push(args)
+    })
+    const limit = rateLimit({
+      store: brokenStore,
+      policies: [{ name: 'burst', quota: 2, windowSeconds: 1 }],
+      key: () => 'k',
+      onStoreError: 'fail-closed',
+    })
+    expect((await limit(request(), ok)).status).toBe(503)
+    expect(lines[0]?.[0]).toMatch(/requests get 503 \(fail-closed\)/)
+  })
+
+  test('rejections are not written, and a given onEvent replaces the console report', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    const quiet = rateLimit({
+      store: new MemoryRateLimitStore(),
+      policies: [{ name: 'one', quota: 1, windowSeconds: 60 }],
+      key: () => 'k',
+    })
+    await quiet(request(), ok)
+    expect((await quiet(request(), ok)).status).toBe(429)
+    const observed: RateLimitEvent[] = []
+    const hooked = rateLimit({
+      store: brokenStore,
+      policies: [{ name: 'one', quota: 1, windowSeconds: 60 }],
+      key: () => 'k',
+      onEvent: (event) => observed.push(event),
+    })
+    await hooked(request(), ok)
+    expect(observed).toHaveLength(1)
+    expect(error).not.toHaveBeenCalled()
   })
 })
 

@@ -3,8 +3,11 @@
  *
  * @module
  */
+import type { Middleware } from '@api-blocks/core'
+import { errorResponse } from '@api-blocks/http'
 import type { ProblemResponseOptions } from '@api-blocks/problem-details'
 import { problems, toProblemResponse } from '@api-blocks/problem-details'
+import type { RateLimitErrorCode } from './error.ts'
 import { quotaExceededDetail, RateLimitError, violatedPolicies } from './error.ts'
 import type { RateLimitResult } from './gcra.ts'
 import type { RateLimitHeaderOptions } from './headers.ts'
@@ -52,7 +55,8 @@ export function rateLimitedResponse(
 }
 
 /**
- * What the middleware reports through `onEvent`.
+ * What the middleware reports through `onEvent`. Each event carries the code of the
+ * `RateLimitError` it stands for, so logs and metrics can count by code.
  *
  * @example
  * ```ts
@@ -63,10 +67,16 @@ export function rateLimitedResponse(
  */
 export type RateLimitEvent =
   /** A request was refused with 429. */
-  | { readonly type: 'rejected'; readonly key: string; readonly result: RateLimitResult }
-  /** The store failed; `action` is what the middleware did about it. */
+  | {
+      readonly type: 'rejected'
+      readonly code: Extract<RateLimitErrorCode, 'QUOTA_EXCEEDED'>
+      readonly key: string
+      readonly result: RateLimitResult
+    }
+  /** The store failed; `error` is the store's error, `action` what the middleware did. */
   | {
       readonly type: 'store-error'
+      readonly code: Extract<RateLimitErrorCode, 'STORE_UNAVAILABLE'>
       readonly key: string
       readonly error: unknown
       readonly action: 'fail-open' | 'fail-closed'
@@ -80,8 +90,8 @@ export type RateLimitEvent =
  * const options: RateLimitOptions = {
  *   store: new MemoryRateLimitStore(),
  *   policies: [{ name: 'burst', quota: 10, windowSeconds: 1 }],
- *   key: (request) => rateLimitKey(request, { clientIp: () => '198.51.100.7' }),
- *   onStoreError: 'fail-open',
+ *   key: (request) => rateLimitKey(request),
+ *   onStoreError: 'fail-closed',
  *   headers: { structured: true },
  * }
  * ```
@@ -97,29 +107,68 @@ export interface RateLimitOptions {
    */
   key: (request: Request) => string | undefined | Promise<string | undefined>
   /**
-   * What happens when the store fails, chosen explicitly (there is no default):
-   * `fail-closed` answers 503 `service-unavailable`; `fail-open` lets the request through
-   * without rate-limit fields. Never a 429: the client did nothing wrong. Either way the
-   * error is reported to `onEvent`.
+   * What happens when the store fails. `fail-open` (the default) lets the request through
+   * without rate-limit fields: a limiter that is down does not take the API down with it.
+   * `fail-closed` answers 503 `service-unavailable`. Never a 429: the client did nothing
+   * wrong. Either way the failure is reported (see `onEvent`).
    */
-  onStoreError: 'fail-open' | 'fail-closed'
+  onStoreError?: 'fail-open' | 'fail-closed'
   /** Units a request costs (default 1): a whole number >= 0, or a function of the request. */
   cost?: number | ((request: Request) => number | Promise<number>)
   /** Milliseconds since the epoch (default `Date.now`). */
   clock?: () => number
   /** Which rate-limit fields to write (defaults: `RateLimit-*` and `X-RateLimit-*`). */
   headers?: RateLimitHeaderOptions
-  /** Problem serialisation options (the `type` base, the default language). */
+  /** Problem serialisation options of the 429 and the 503 (the `type` base, the language). */
   problem?: RateLimitProblemOptions
-  /** Observes rejections and store errors. Errors thrown here are ignored. */
+  /**
+   * Observes rejections and store errors. Errors thrown here are ignored. Without it, store
+   * errors are written with `console.error`, at most once a minute (by `clock`) per middleware,
+   * the first error of the minute in full and a count of the others; rejections are not
+   * reported.
+   */
   onEvent?: (event: RateLimitEvent) => void
+}
+
+/** How often, at most, the default report writes a store error to the console. */
+const STORE_ERROR_REPORT_INTERVAL_MS = 60_000
+
+/**
+ * The report when no `onEvent` is given: a failing store must not go unnoticed (fail-open
+ * hides it from clients), but a store that is down fails every request, so one line a minute.
+ */
+function consoleStoreErrorReport(clock: () => number): (event: RateLimitEvent) => void {
+  let nextReportAt = Number.NEGATIVE_INFINITY
+  let unreported = 0
+  return (event) => {
+    if (event.type !== 'store-error') return
+    const now = clock()
+    if (now < nextReportAt) {
+      unreported++
+      return
+    }
+    nextReportAt = now + STORE_ERROR_REPORT_INTERVAL_MS
+    const others = unreported === 0 ? '' : ` (${unreported} more since the last report, not shown)`
+    unreported = 0
+    const answer =
+      event.action === 'fail-open'
+        ? 'requests pass unlimited (fail-open)'
+        : 'requests get 503 (fail-closed)'
+    console.error(
+      `@api-blocks/rate-limit: the rate-limit store failed, ${answer}${others}. At most one report a minute; pass onEvent to rateLimit() to report store errors yourself.`,
+      event.error,
+    )
+  }
 }
 
 /**
  * Fetch middleware that rate-limits requests with a GCRA over several policies. A request
  * that every policy allows is charged and passes, and its response gets the rate-limit fields
- * (merged, never overwriting fields an inner layer set). A denied request is answered 429
- * with the `quota-exceeded` problem and is not charged.
+ * (merged, never overwriting fields an inner layer set). What the handler throws is answered
+ * as its problem (`errorResponse` of `@api-blocks/http`: the options and `onError` of
+ * `requestId()`) and keeps the fields too. A denied request is answered 429 with the
+ * `quota-exceeded` problem and is not charged. When the store fails, the request passes
+ * (`onStoreError: 'fail-open'`, the default) and the failure is reported.
  *
  * @example
  * ```ts
@@ -130,27 +179,22 @@ export interface RateLimitOptions {
  *     { name: 'daily', quota: 1000, windowSeconds: 86_400 },
  *   ],
  *   key: (request) => rateLimitKey(request, { clientIp: () => '203.0.113.7' }),
- *   onStoreError: 'fail-open',
  * })
  * const response = await limit(new Request('https://api.example/v1/orders'), async () => Response.json([]))
  * ```
  */
-export function rateLimit(
-  options: RateLimitOptions,
-): (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response> {
-  const { onStoreError, cost = 1, headers: headerOptions, problem, onEvent } = options
+export function rateLimit(options: RateLimitOptions): Middleware {
+  const { onStoreError = 'fail-open', cost = 1, headers: headerOptions, problem } = options
   if (onStoreError !== 'fail-open' && onStoreError !== 'fail-closed') {
     throw new TypeError("rateLimit(): onStoreError must be 'fail-open' or 'fail-closed'")
   }
   if (typeof options.key !== 'function') throw new TypeError('rateLimit(): key must be a function')
-  const limiter = createRateLimiter({
-    store: options.store,
-    policies: options.policies,
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-  })
+  const clock = options.clock ?? Date.now
+  const limiter = createRateLimiter({ store: options.store, policies: options.policies, clock })
+  const onEvent = options.onEvent ?? consoleStoreErrorReport(clock)
   const emit = (event: RateLimitEvent): void => {
     try {
-      onEvent?.(event)
+      onEvent(event)
     } catch {
       // Ignored by contract: an observer must not change the answer.
     }
@@ -163,20 +207,33 @@ export function rateLimit(
     try {
       result = await limiter.check(key, units)
     } catch (error) {
-      if (!(error instanceof RateLimitError) || error.reason !== 'store_unavailable') throw error
-      emit({ type: 'store-error', key, error: error.cause, action: onStoreError })
+      if (!(error instanceof RateLimitError) || error.code !== 'STORE_UNAVAILABLE') throw error
+      emit({
+        type: 'store-error',
+        code: 'STORE_UNAVAILABLE',
+        key,
+        error: error.cause,
+        action: onStoreError,
+      })
       if (onStoreError === 'fail-open') return next(request)
       return toProblemResponse(error.toProblem(), { ...problem, request })
     }
     if (!result.allowed) {
-      emit({ type: 'rejected', key, result })
+      emit({ type: 'rejected', code: 'QUOTA_EXCEEDED', key, result })
       return rateLimitedResponse(result, {
         ...problem,
         request,
         ...(headerOptions === undefined ? {} : { headers: headerOptions }),
       })
     }
-    const response = await next(request)
+    let response: Response
+    try {
+      response = await next(request)
+    } catch (error) {
+      // The request was charged, so its answer reports the numbers even when the handler threw:
+      // answer the error here, as errorBoundary() would, and add the fields to that.
+      response = errorResponse(error, request)
+    }
     return withRateLimitHeaders(response, result, headerOptions)
   }
 }

@@ -18,8 +18,9 @@ import type { GcraCheck, GcraReply } from './gcra.ts'
  * - A denied check (and a check of cost 0) writes nothing.
  * - Time is `check.now`, never the store's own clock; expiry (TTL) is computed relative to it,
  *   so a key lives exactly until its last debt is paid.
- * - A store that cannot answer rejects; the limiter turns that into a `RateLimitError` with
- *   reason `store_unavailable`, and the middleware fails open or closed as configured.
+ * - Every method returns a Promise, always: a failure rejects, it never throws. A store that
+ *   cannot answer rejects; the limiter turns that into a `RateLimitError` with code
+ *   `STORE_UNAVAILABLE`, and the middleware fails open (the default) or closed.
  *
  * @example
  * ```ts
@@ -28,12 +29,8 @@ import type { GcraCheck, GcraReply } from './gcra.ts'
  * ```
  */
 export interface RateLimitStore {
-  /**
-   * Runs one atomic GCRA check of every policy of `check.key`; charges all or none. A store
-   * that holds its data in the process may answer synchronously (the memory store does,
-   * which saves a promise per check); any other store answers with a promise.
-   */
-  consume(check: GcraCheck): GcraReply | Promise<GcraReply>
+  /** Runs one atomic GCRA check of every policy of `check.key`; charges all or none. */
+  consume(check: GcraCheck): Promise<GcraReply>
   /** Forgets every policy's state of `key` (an operator lifting a limit). */
   reset(key: string): Promise<void>
 }

@@ -4,6 +4,7 @@ import {
   createRateLimiter,
   gcraCheck,
   MAX_LIMIT_TICKS,
+  RateLimitError,
 } from '@api-blocks/rate-limit'
 import { runRateLimitStoreConformance } from '@api-blocks/rate-limit/testing'
 import { createClient, RESP_TYPES } from 'redis'
@@ -78,7 +79,7 @@ describe('RedisRateLimitStore without a server', () => {
     }
   })
 
-  test('a store failure reaches the limiter as store_unavailable, the RedisStoreError as cause', async () => {
+  test('a store failure reaches the limiter as STORE_UNAVAILABLE, the RedisStoreError as cause', async () => {
     const failure = new Error('The client is closed')
     const store = new RedisRateLimitStore({
       client: { evalSha: () => Promise.reject(failure), eval: () => Promise.reject(failure) },
@@ -87,13 +88,12 @@ describe('RedisRateLimitStore without a server', () => {
       store,
       policies: [{ name: 'p', quota: 1, windowSeconds: 1 }],
     })
-    const error = (await limiter.check('k').catch((caught: unknown) => caught)) as {
-      reason?: string
-      cause?: unknown
-    }
-    expect(error.reason).toBe('store_unavailable')
-    expect(error.cause).toBeInstanceOf(RedisStoreError)
-    expect((error.cause as RedisStoreError).cause).toBe(failure)
+    const error = await limiter.check('k').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(RateLimitError)
+    expect((error as RateLimitError).code).toBe('STORE_UNAVAILABLE')
+    const cause = (error as RateLimitError).cause
+    expect(cause).toBeInstanceOf(RedisStoreError)
+    expect((cause as RedisStoreError).cause).toBe(failure)
   })
 
   test('a time or cost that is not a whole number is refused before anything is sent', async () => {

@@ -84,8 +84,9 @@ function argumentsOf(policies: readonly GcraPolicy[]): readonly string[] {
  * `check.now`) when its last debt is paid. Passes `runRateLimitStoreConformance` against a real
  * server, including the comparison with the reference model on a long random sequence.
  *
- * Failures reject with a {@link RedisStoreError}; the limiter reports them as
- * `store_unavailable`, and the middleware fails open or closed as configured.
+ * Every method returns a Promise: failures reject (never throw) with a {@link RedisStoreError};
+ * the limiter reports them as a `RateLimitError` with code `STORE_UNAVAILABLE`, and the
+ * middleware fails open (its default) or closed.
  *
  * @example
  * ```ts
@@ -98,7 +99,7 @@ function argumentsOf(policies: readonly GcraPolicy[]): readonly string[] {
  *   store: new RedisRateLimitStore({ client }),
  *   policies: [{ name: 'burst', quota: 10, windowSeconds: 1 }, { name: 'daily', quota: 1000, windowSeconds: 86_400 }],
  * })
- * const result = await limiter.check('principal:alice')
+ * const result = await limiter.check('principal:sub:alice')
  * ```
  */
 export class RedisRateLimitStore implements RateLimitStore {

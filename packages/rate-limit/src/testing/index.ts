@@ -1,6 +1,8 @@
 /**
  * The conformance suite every {@link RateLimitStore} passes: the memory store here, the Redis
- * store in its own package, against a real server. It registers vitest tests, so import it
+ * store in its own package, against a real server. It checks the contract of `RateLimitStore`:
+ * every method returns a Promise, checks are atomic (all policies or none, under concurrency),
+ * a denied check charges nothing, and the replies agree with the reference model `gcraCheck`. It registers vitest tests, so import it
  * from a test file (vitest is an optional peer dependency of this package).
  *
  * @example
@@ -72,6 +74,24 @@ export function runRateLimitStoreConformance<Store extends RateLimitStore>(
   }
 
   describe(name, () => {
+    test(
+      'MUST: every method returns a Promise (consume allowed, denied and free; reset)',
+      withStore(async (store, key) => {
+        const policies = compilePolicies([{ name: 'one', quota: 1, windowSeconds: 60 }])
+        const calls: [string, () => unknown][] = [
+          ['consume, allowed', () => store.consume({ key, policies, cost: 1, now: BASE })],
+          ['consume, denied', () => store.consume({ key, policies, cost: 1, now: BASE })],
+          ['consume, cost 0', () => store.consume({ key, policies, cost: 0, now: BASE })],
+          ['reset', () => store.reset(key)],
+        ]
+        for (const [call, run] of calls) {
+          const answer = run()
+          expect({ call, isPromise: answer instanceof Promise }).toEqual({ call, isPromise: true })
+          await answer
+        }
+      }),
+    )
+
     test(
       'a fresh key admits exactly its quota at one instant, then denies',
       withStore(async (store, key) => {
