@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { HeadersInitLike } from '@api-blocks/core'
 import type { ProblemResponseOptions } from '@api-blocks/problem-details'
 import { problems, toProblemResponse } from '@api-blocks/problem-details'
 import type { EvaluateOptions, Validators } from './evaluate.ts'
@@ -45,7 +46,7 @@ const CONTENT_FIELDS = [
  * // 304 with ETag, Cache-Control and Vary; no Content-Type
  * ```
  */
-export function notModifiedResponse(headers?: HeadersInit): Response {
+export function notModifiedResponse(headers?: HeadersInitLike): Response {
   const kept = new Headers(headers)
   for (const name of CONTENT_FIELDS) kept.delete(name)
   if (kept.has('etag')) kept.delete('last-modified')
@@ -58,13 +59,13 @@ export interface PreconditionResponseOptions extends Omit<ProblemResponseOptions
    * The header fields the 2xx response would have carried (ETag, Cache-Control, Vary,
    * Content-Location…). Only the 304 uses them, through {@link notModifiedResponse}.
    */
-  headers?: HeadersInit
+  headers?: HeadersInitLike
   /**
    * More header fields for the 412 and 428 problem responses (X-Request-Id, CORS…). The
    * 2xx fields are not copied onto a problem: validators and cache lifetimes describe the
    * representation, not the failure.
    */
-  problemHeaders?: HeadersInit
+  problemHeaders?: HeadersInitLike
 }
 
 /**
@@ -135,7 +136,7 @@ export function checkPreconditions(
     clock,
   })
   if (result.outcome === 'proceed') return undefined
-  let merged: HeadersInit | undefined
+  let merged: HeadersInitLike | undefined
   if (result.outcome === 'not-modified') {
     const all = new Headers(headers)
     for (const [name, value] of Object.entries(validatorHeaders(validators))) {

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { EntityTag } from '../entity-tag.ts'
 
 /**
  * The longest If-Match, If-None-Match or If-Range value that is evaluated, in characters
@@ -82,7 +81,7 @@ export function regionEquals(
   return true
 }
 
-/** What {@link matchEntityTagList} found. */
+/** What {@link matchList} found. */
 export type ListMatch = 'any' | 'match' | 'no-match' | 'invalid'
 
 /**
@@ -102,25 +101,11 @@ export function locateEntityTag(value: string, out: Int32Array): boolean {
 }
 
 /**
- * Matches a list value against the current tag without building the list: the same answer as
- * {@link parseEntityTagList} followed by a comparison, with no allocation per member. The
- * whole value is always scanned, so a malformed member after a matching one still makes the
- * value `invalid`.
- *
- * @internal
- */
-export function matchEntityTagList(
-  value: string,
-  tag: EntityTag | undefined,
-  strong: boolean,
-): ListMatch {
-  if (tag === undefined) return matchList(value, undefined, 0, 0, false, strong)
-  return matchList(value, tag.opaque, 0, tag.opaque.length, tag.weak, strong)
-}
-
-/**
- * Matches a list value against the current tag given as the region `[start, end)` of
- * `source` (no substring is made). `source` undefined means the resource has no tag.
+ * Matches an If-Match or If-None-Match value against the current tag, given as the region
+ * `[start, end)` of `source` (no substring is made; `source` undefined means the resource has
+ * no tag): the same answer as `parseEntityTagList` followed by a comparison, with no
+ * allocation per member. The whole value is always scanned, so a malformed member after a
+ * matching one still makes the value `invalid`.
  *
  * @internal
  */
