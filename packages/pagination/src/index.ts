@@ -26,7 +26,7 @@ export type {
   QueryCursorCodec,
 } from './cursor.ts'
 export { CURSOR_VERSION, createCursorCodec, MAX_CURSOR_LENGTH, MIN_SECRET_BYTES } from './cursor.ts'
-export type { PaginationErrorReason } from './error.ts'
+export type { PaginationErrorCode } from './error.ts'
 export { PaginationError } from './error.ts'
 export type {
   CursorPosition,

@@ -59,7 +59,7 @@ export async function parseListRequest(
   const after = searchParams.getAll(afterParam)
   if (after.length > 1) {
     throw new PaginationError(
-      'parameter_repeated',
+      'PARAMETER_REPEATED',
       `The ${afterParam} parameter must be given at most once.`,
     )
   }

@@ -12,7 +12,7 @@
  * - EdgesToReturn: `first` keeps the first edges, `last` the last ones; one extra row is
  *   fetched from that end to learn whether more exist.
  * - `first` and `last` together, which the spec "strongly discourages", are refused with a
- *   400 `bad-request` (reason `first_and_last`), as GitHub's GraphQL API does.
+ *   400 `bad-request` (code `FIRST_AND_LAST`), as GitHub's GraphQL API does.
  * - Neither given: `first` is `defaultLimit`. Above `maxLimit`: coerced to `maxLimit`
  *   (AIP-158). `first: 0` or `last: 0` is served: no edges.
  * - HasPreviousPage is true only for `last` with more edges before the page; HasNextPage
@@ -71,7 +71,7 @@ function count(name: 'first' | 'last', value: number, maxLimit: number): number 
   // 0: Throw an error."
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     throw new PaginationError(
-      'argument_invalid',
+      'ARGUMENT_INVALID',
       `The ${name} argument must be a whole number of at least 0.`,
     )
   }
@@ -103,7 +103,7 @@ export async function parseConnectionArgs(
   const hasFirst = first !== undefined && first !== null
   const hasLast = last !== undefined && last !== null
   if (hasFirst && hasLast) {
-    throw new PaginationError('first_and_last', 'Give either first or last, not both.')
+    throw new PaginationError('FIRST_AND_LAST', 'Give either first or last, not both.')
   }
   const limit = hasLast
     ? count('last', last, maxLimit)
