@@ -53,7 +53,18 @@ export function notModifiedResponse(headers?: HeadersInitLike): Response {
   return new Response(null, { status: 304, headers: kept })
 }
 
-/** Options of {@link toPreconditionResponse}. */
+/**
+ * Options of {@link toPreconditionResponse}.
+ *
+ * @example
+ * ```ts
+ * const options: PreconditionResponseOptions = {
+ *   request,
+ *   headers: { etag: '"7"', 'cache-control': 'no-cache' }, // for a 304
+ *   problemHeaders: { 'x-request-id': requestId }, // for a 412 or 428
+ * }
+ * ```
+ */
 export interface PreconditionResponseOptions extends Omit<ProblemResponseOptions, 'headers'> {
   /**
    * The header fields the 2xx response would have carried (ETag, Cache-Control, Vary,
@@ -102,7 +113,15 @@ export function toPreconditionResponse(
   }
 }
 
-/** Options of {@link checkPreconditions}. */
+/**
+ * Options of {@link checkPreconditions}.
+ *
+ * @example
+ * ```ts
+ * const options: CheckPreconditionsOptions = { requireIfMatch: true, headers: { 'cache-control': 'no-cache' } }
+ * const early = checkPreconditions(request, validators, options)
+ * ```
+ */
 export interface CheckPreconditionsOptions
   extends EvaluateOptions,
     Omit<PreconditionResponseOptions, 'request'> {}

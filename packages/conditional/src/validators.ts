@@ -12,7 +12,15 @@ import { formatEntityTag } from './entity-tag.ts'
 import type { Validators } from './evaluate.ts'
 import { formatHttpDate } from './http-date.ts'
 
-/** Options of {@link etagFromVersion} and {@link etagFromBody}. */
+/**
+ * Options of {@link etagFromVersion} and {@link etagFromBody}.
+ *
+ * @example
+ * ```ts
+ * const options: EtagOptions = { weak: true }
+ * etagFromVersion(7, options) // 'W/"7"'
+ * ```
+ */
 export interface EtagOptions {
   /**
    * Make a weak tag (`W/"…"`, RFC 9110 §8.8.1): for representations that are equivalent but

@@ -33,13 +33,34 @@ import { assertOrder, isCursorValue, MAX_KEYS, positionOf } from './keyset.ts'
 
 export type { FilterValue } from './internal/filters.ts'
 
-/** The default and documented maximum length of a cursor, in characters (1 KiB). */
+/**
+ * The default and documented maximum length of a cursor, in characters (1 KiB).
+ *
+ * @example
+ * ```ts
+ * createCursorCodec({ keys, maxLength: MAX_CURSOR_LENGTH * 2 }) // for long sort keys
+ * ```
+ */
 export const MAX_CURSOR_LENGTH = 1024
 
-/** The shortest secret a key may have, in bytes (the HMAC-SHA-256 output size, RFC 2104 §3). */
+/**
+ * The shortest secret a key may have, in bytes (the HMAC-SHA-256 output size, RFC 2104 §3).
+ *
+ * @example
+ * ```ts
+ * const secret = crypto.getRandomValues(new Uint8Array(MIN_SECRET_BYTES))
+ * ```
+ */
 export const MIN_SECRET_BYTES = 32
 
-/** The cursor format version this codec writes and reads. */
+/**
+ * The cursor format version this codec writes and reads.
+ *
+ * @example
+ * ```ts
+ * cursor.startsWith(`v${CURSOR_VERSION}.`) // true for every cursor this codec issues
+ * ```
+ */
 export const CURSOR_VERSION = 1
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/
@@ -48,7 +69,14 @@ const CURSOR = /^v([0-9]{1,3})\.([A-Za-z0-9_-]{1,32})\.([A-Za-z0-9_-]+)\.([A-Za-
 const SORT_HASH = /^[A-Za-z0-9_-]{11}$/
 const FILTER_HASH = /^[A-Za-z0-9_-]{22}$/
 
-/** One signing key of a key ring. */
+/**
+ * One signing key of a key ring.
+ *
+ * @example
+ * ```ts
+ * const key: CursorKey = { id: '2026-06', secret: process.env.CURSOR_SECRET! }
+ * ```
+ */
 export interface CursorKey {
   /** Carried in every cursor it signs: 1 to 32 characters of `A-Z a-z 0-9 _ -`. */
   readonly id: string
@@ -59,7 +87,18 @@ export interface CursorKey {
   readonly secret: Uint8Array | string
 }
 
-/** Options of {@link createCursorCodec}. */
+/**
+ * Options of {@link createCursorCodec}.
+ *
+ * @example
+ * ```ts
+ * const options: CursorCodecOptions = {
+ *   keys: [{ id: '2026-07', secret: newSecret }, { id: '2026-06', secret: oldSecret }],
+ *   ttlMs: 24 * 60 * 60 * 1000,
+ * }
+ * const codec = createCursorCodec(options)
+ * ```
+ */
 export interface CursorCodecOptions {
   /**
    * The key ring, newest first: `keys[0]` signs every new cursor, every listed key verifies.
@@ -79,6 +118,15 @@ export interface CursorCodecOptions {
  * What a cursor is bound to: the order (its keys and direction) and the filters of the
  * query. A cursor decodes only for an equal query; the page size is not part of it, so a
  * client may change `limit` between pages.
+ *
+ * @example
+ * ```ts
+ * const query: CursorQuery = {
+ *   order: { keys: ['created_at', 'id'], direction: 'desc' },
+ *   filters: { status: url.searchParams.get('status'), owner: principal.subject },
+ * }
+ * const cursors = codec.forQuery(query)
+ * ```
  */
 export interface CursorQuery {
   readonly order: KeysetOrder
@@ -93,7 +141,16 @@ export interface CursorQuery {
   readonly filters?: FilterValue
 }
 
-/** Cursors of one query: see {@link CursorCodec.forQuery}. */
+/**
+ * Cursors of one query: see {@link CursorCodec.forQuery}.
+ *
+ * @example
+ * ```ts
+ * const cursors: QueryCursorCodec = codec.forQuery(query)
+ * const cursor = await cursors.cursorOf({ id: 'ord_1', created_at: new Date() })
+ * const position = await cursors.decode(cursor) // ['2026-…Z', 'ord_1']
+ * ```
+ */
 export interface QueryCursorCodec {
   readonly query: CursorQuery
   /** Signs a position (one value per key of the order) as a cursor. */
@@ -107,7 +164,15 @@ export interface QueryCursorCodec {
   decode(cursor: string): Promise<CursorValue[]>
 }
 
-/** A cursor codec over one key ring: see {@link createCursorCodec}. */
+/**
+ * A cursor codec over one key ring: see {@link createCursorCodec}.
+ *
+ * @example
+ * ```ts
+ * const codec: CursorCodec = createCursorCodec({ keys })
+ * const cursors = codec.forQuery({ order: { keys: ['id'], direction: 'asc' } })
+ * ```
+ */
 export interface CursorCodec {
   /** The codec for the cursors of one query (order and filters). */
   forQuery(query: CursorQuery): QueryCursorCodec

@@ -1,7 +1,7 @@
 /**
  * Cursor pagination for HTTP APIs, on Web standards (any runtime): signed opaque cursors
- * (HMAC-SHA-256, rotatable keys, bound to the query), the SPEC.md §2.3 list envelope with a
- * checked `limit` and an RFC 8288 `Link` header, Relay connections (SPEC.md §2.2), and keyset
+ * (HMAC-SHA-256, rotatable keys, bound to the query), the docs/spec.md §2.3 list envelope with a
+ * checked `limit` and an RFC 8288 `Link` header, Relay connections (docs/spec.md §2.2), and keyset
  * seeks over SQL or an in-memory array that share one cursor.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The page size: `limit` from a query string (SPEC.md §2.3, §4.3) and Relay `first`/`last`,
+ * The page size: `limit` from a query string (docs/spec.md §2.3, §4.3) and Relay `first`/`last`,
  * checked and clamped by one policy, after Google AIP-158 (`page_size`):
  *
  * | input | answer |
@@ -16,7 +16,15 @@
  */
 import { PaginationError } from './error.ts'
 
-/** The page-size policy of a list. */
+/**
+ * The page-size policy of a list.
+ *
+ * @example
+ * ```ts
+ * const policy: LimitOptions = { defaultLimit: 20, maxLimit: 100 }
+ * parseLimit(url.searchParams.getAll('limit'), policy)
+ * ```
+ */
 export interface LimitOptions {
   /** The page size when none is given: 1 to `maxLimit`. */
   readonly defaultLimit: number

@@ -103,7 +103,7 @@ describe('parseListRequest', () => {
   })
 })
 
-describe('toListEnvelope (SPEC.md §2.3)', () => {
+describe('toListEnvelope (docs/spec.md §2.3)', () => {
   const cursors = cursorsFor(null)
   const request: PageRequest = { order, direction: 'forward', limit: 2 }
 

@@ -10,12 +10,23 @@
  * The longest If-Match, If-None-Match or If-Range value that is evaluated, in characters
  * (8 KiB). A longer list parses as `{ kind: 'invalid', reason: 'too-long' }` and matches
  * nothing.
+ *
+ * @example
+ * ```ts
+ * parseEntityTagList(`"${'a'.repeat(MAX_CONDITIONAL_HEADER_LENGTH)}"`) // { kind: 'invalid', reason: 'too-long' }
+ * ```
  */
 export const MAX_CONDITIONAL_HEADER_LENGTH = 8192
 
 /**
  * The most entity tags an If-Match or If-None-Match list may hold. A list with more parses as
  * `{ kind: 'invalid', reason: 'too-many' }` and matches nothing.
+ *
+ * @example
+ * ```ts
+ * parseEntityTagList(Array.from({ length: MAX_ENTITY_TAGS + 1 }, (_, i) => `"${i}"`).join(', '))
+ * // { kind: 'invalid', reason: 'too-many' }
+ * ```
  */
 export const MAX_ENTITY_TAGS = 64
 
