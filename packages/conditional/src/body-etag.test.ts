@@ -117,4 +117,33 @@ describe('bodyEtag (opt-in body hashing)', () => {
     )
     expect(response.status).toBe(304)
   })
+
+  test('tags a body of exactly maxBytes; one byte more passes through untagged', async () => {
+    const body = 'y'.repeat(64)
+    const exact = await run(() => new Response(chunked(body, 10)), {}, { maxBytes: 64 })
+    expect(exact.headers.get('etag')).toBe(await etagFromBody(body))
+    const over = await run(() => new Response(chunked(`${body}y`, 10)), {}, { maxBytes: 64 })
+    expect(over.headers.has('etag')).toBe(false)
+    expect(await over.text()).toBe(`${body}y`)
+  })
+
+  test.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses maxBytes %s when the middleware is made, not at request time',
+    (maxBytes) => {
+      expect(() => bodyEtag({ maxBytes })).toThrow(RangeError)
+    },
+  )
+
+  test('a handler body that fails mid-stream rejects with its own error', async () => {
+    const failure = new Error('upstream hung up')
+    let sent = false
+    const failing = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return controller.error(failure)
+        sent = true
+        controller.enqueue(new TextEncoder().encode('{"partial":'))
+      },
+    })
+    await expect(run(() => new Response(failing))).rejects.toBe(failure)
+  })
 })

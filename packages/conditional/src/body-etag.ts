@@ -6,6 +6,8 @@
  *
  * @module
  */
+import type { Middleware } from '@api-blocks/core'
+import { readAhead } from '@api-blocks/core'
 import { parseEntityTag } from './entity-tag.ts'
 import { evaluatePreconditions } from './evaluate.ts'
 import { parseHttpDate } from './http-date.ts'
@@ -13,64 +15,35 @@ import { notModifiedResponse, toPreconditionResponse } from './response.ts'
 import type { EtagOptions } from './validators.ts'
 import { hashToEtag } from './validators.ts'
 
-/** The default of {@link BodyEtagOptions.maxBytes}: 1 MiB. */
+/**
+ * The default of {@link BodyEtagOptions.maxBytes}: 1 MiB.
+ *
+ * @example
+ * ```ts
+ * bodyEtag({ maxBytes: DEFAULT_BODY_ETAG_MAX_BYTES / 4 })
+ * ```
+ */
 export const DEFAULT_BODY_ETAG_MAX_BYTES = 1_048_576
 
-/** Options of {@link bodyEtag}. */
+/**
+ * Options of {@link bodyEtag}.
+ *
+ * @example
+ * ```ts
+ * const options: BodyEtagOptions = { maxBytes: 256 * 1024, weak: true }
+ * ```
+ */
 export interface BodyEtagOptions extends EtagOptions {
   /**
-   * The largest body that is buffered and hashed, in bytes (default 1 MiB). A larger body is
-   * streamed through as it is, without a tag.
+   * The largest body that is buffered and hashed, in bytes (default 1 MiB): a whole number,
+   * at least 0 (anything else throws a `RangeError` when the middleware is made). A larger body
+   * is streamed through as it is, without a tag.
    */
   maxBytes?: number
 }
 
-type Buffered =
-  | { readonly complete: true; readonly bytes: Uint8Array<ArrayBuffer> }
-  | { readonly complete: false; readonly stream: ReadableStream<Uint8Array> }
-
-async function readUpTo(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Buffered> {
-  const reader = body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    if (!(value instanceof Uint8Array)) {
-      await reader.cancel()
-      throw new TypeError('A response body stream must yield Uint8Array chunks')
-    }
-    chunks.push(value)
-    total += value.byteLength
-    if (total > maxBytes) {
-      // Too large to hash: hand back a stream that replays what was read, then the rest.
-      const stream = new ReadableStream<Uint8Array>({
-        start(controller) {
-          for (const chunk of chunks) controller.enqueue(chunk)
-        },
-        async pull(controller) {
-          const next = await reader.read()
-          if (next.done) controller.close()
-          else controller.enqueue(next.value)
-        },
-        cancel(reason) {
-          return reader.cancel(reason)
-        },
-      })
-      return { complete: false, stream }
-    }
-  }
-  const bytes = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return { complete: true, bytes }
-}
-
 /**
- * A middleware `(request, next) => Promise<Response>` that gives 200 responses to GET and
+ * A middleware (`Middleware` of `@api-blocks/core`) that gives 200 responses to GET and
  * HEAD a strong ETag from the SHA-256 of their complete body (see {@link etagFromBody}), then
  * evaluates the request's preconditions against it and answers 304 (or 412 for a failed
  * If-Match) instead.
@@ -87,10 +60,12 @@ async function readUpTo(body: ReadableStream<Uint8Array>, maxBytes: number): Pro
  * const handler = (request: Request) => tagged(request, async () => Response.json(report))
  * ```
  */
-export function bodyEtag(
-  options: BodyEtagOptions = {},
-): (request: Request, next: (request: Request) => Promise<Response>) => Promise<Response> {
+export function bodyEtag(options: BodyEtagOptions = {}): Middleware {
   const maxBytes = options.maxBytes ?? DEFAULT_BODY_ETAG_MAX_BYTES
+  // Checked here, at start-up, rather than by the reader on the first request.
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw new RangeError('bodyEtag: maxBytes must be a whole number of bytes, at least 0')
+  }
   return async (request, next) => {
     const response = await next(request)
     const method = request.method
@@ -104,10 +79,12 @@ export function bodyEtag(
       }
       const type = response.headers.get('content-type') ?? ''
       if (type.toLowerCase().startsWith('text/event-stream')) return response
-      const buffered = await readUpTo(response.body, maxBytes)
+      // Past maxBytes, readAhead hands back a stream of what it read and then the rest.
+      const buffered = await readAhead(response.body, maxBytes)
       if (!buffered.complete) return new Response(buffered.stream, response)
       etag = await hashToEtag(buffered.bytes, options)
-      tagged = new Response(buffered.bytes, response)
+      // Chunks of a Response body are Uint8Arrays over ArrayBuffers (the Fetch standard).
+      tagged = new Response(buffered.bytes as Uint8Array<ArrayBuffer>, response)
       tagged.headers.set('etag', etag)
     } else if (parseEntityTag(etag) === undefined) {
       // The handler's own tag is not an entity tag: nothing sound to compare against.

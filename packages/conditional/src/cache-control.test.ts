@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { cacheControlPresets } from './cache-control.ts'
 
 describe('cacheControlPresets (RFC 9111 §5.2.2)', () => {
-  test('per-user data is never stored (SPEC.md: private, no-store)', () => {
+  test('per-user data is never stored (docs/spec.md: private, no-store)', () => {
     expect(cacheControlPresets.perUser).toBe('private, no-store')
   })
 

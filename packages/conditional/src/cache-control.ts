@@ -6,7 +6,15 @@
  * @module
  */
 
-/** The Cache-Control values of {@link cacheControlPresets}. */
+/**
+ * The Cache-Control values of {@link cacheControlPresets}.
+ *
+ * @example
+ * ```ts
+ * const presets: CacheControlPresets = cacheControlPresets
+ * headers.set('cache-control', presets.perUserRevalidate)
+ * ```
+ */
 export interface CacheControlPresets {
   /**
    * `private, no-store`: per-user data. `no-store` (RFC 9111 §5.2.2.5) keeps every cache
@@ -27,7 +35,7 @@ export interface CacheControlPresets {
 }
 
 /**
- * Cache-Control presets: `perUser` (`private, no-store`, what SPEC.md asks for per-user data),
+ * Cache-Control presets: `perUser` (`private, no-store`, what docs/spec.md asks for per-user data),
  * `perUserRevalidate` (`private, no-cache`) and `shared` (`no-cache`, with an ETag).
  *
  * @example

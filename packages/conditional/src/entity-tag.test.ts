@@ -16,7 +16,13 @@ import {
   strongCompare,
   weakCompare,
 } from './entity-tag.ts'
-import { matchEntityTagList } from './internal/scan.ts'
+import { matchList } from './internal/scan.ts'
+
+// matchList takes the current tag as a region of a string; here, the whole of its opaque part.
+const matchEntityTagList = (value: string, tag: EntityTag | undefined, strong: boolean) =>
+  tag === undefined
+    ? matchList(value, undefined, 0, 0, false, strong)
+    : matchList(value, tag.opaque, 0, tag.opaque.length, tag.weak, strong)
 
 const budget = { interruptAfterTimeLimit: 2000 }
 
@@ -236,7 +242,7 @@ describe('parseEntityTagList (If-Match / If-None-Match, RFC 9110 §13.1.1, §13.
   })
 })
 
-describe('matchEntityTagList (the allocation-free matcher used by evaluatePreconditions)', () => {
+describe('matchList (the allocation-free matcher used by evaluatePreconditions)', () => {
   const reference = (value: string, current: EntityTag | undefined, strong: boolean) => {
     const list = parseEntityTagList(value)
     if (list.kind === 'invalid') return 'invalid'

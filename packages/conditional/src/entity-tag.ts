@@ -26,6 +26,12 @@ export { MAX_CONDITIONAL_HEADER_LENGTH, MAX_ENTITY_TAGS } from './internal/scan.
 /**
  * One entity tag. `opaque` is the text between the double quotes; `weak` is whether the tag
  * carried the `W/` prefix.
+ *
+ * @example
+ * ```ts
+ * const tag: EntityTag = { weak: false, opaque: 'v7' }
+ * formatEntityTag(tag) // '"v7"'
+ * ```
  */
 export interface EntityTag {
   readonly weak: boolean
@@ -35,6 +41,12 @@ export interface EntityTag {
 /**
  * An If-Match or If-None-Match field value, parsed (RFC 9110 §13.1.1, §13.1.2):
  * `*`, a list of tags (possibly empty), or a value that cannot be evaluated.
+ *
+ * @example
+ * ```ts
+ * const list: EntityTagList = parseEntityTagList(request.headers.get('if-match') ?? '')
+ * if (list.kind === 'tags') console.log(list.tags.map((tag) => tag.opaque))
+ * ```
  */
 export type EntityTagList =
   | { readonly kind: 'any' }

@@ -33,6 +33,12 @@ export type { HeaderSource } from './internal/headers.ts'
 /**
  * What the resource knows about its selected representation, read before the handler runs:
  * usually from a version or revision column and an `updatedAt`.
+ *
+ * @example
+ * ```ts
+ * const validators: Validators = { etag: etagFromVersion(order.version), lastModified: order.updatedAt }
+ * const absent: Validators = { exists: false } // PUT that creates: If-None-Match: * passes
+ * ```
  */
 export interface Validators {
   /**
@@ -50,7 +56,15 @@ export interface Validators {
   exists?: boolean | undefined
 }
 
-/** Options of {@link evaluatePreconditions}. */
+/**
+ * Options of {@link evaluatePreconditions}.
+ *
+ * @example
+ * ```ts
+ * const options: EvaluateOptions = { requireIfMatch: ['PATCH', 'DELETE'], weakIfMatch: true }
+ * evaluatePreconditions(request.method, request.headers, validators, options)
+ * ```
+ */
 export interface EvaluateOptions {
   /**
    * Answer 428 when a write omits If-Match (RFC 6585 §3, lost-update prevention). `true`

@@ -146,7 +146,15 @@ function rfc850(s: string, now: number): number | undefined {
   return toTimestamp(year, month, day, timeOfDay(s, at + 10), weekday)
 }
 
-/** Options of {@link parseHttpDate}. */
+/**
+ * Options of {@link parseHttpDate}.
+ *
+ * @example
+ * ```ts
+ * const options: ParseHttpDateOptions = { now: Date.UTC(2026, 0, 1) }
+ * parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', options) // 784111777000
+ * ```
+ */
 export interface ParseHttpDateOptions {
   /**
    * The current time (ms since the epoch). Only RFC 850 dates use it, to place their

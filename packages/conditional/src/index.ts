@@ -27,6 +27,7 @@ export {
   strongCompare,
   weakCompare,
 } from './entity-tag.ts'
+export type { PreconditionErrorCode } from './error.ts'
 export { PreconditionError } from './error.ts'
 export type { EvaluateOptions, HeaderSource, Validators } from './evaluate.ts'
 export { evaluatePreconditions } from './evaluate.ts'

@@ -5,7 +5,16 @@
  * @module
  */
 
-/** The header field whose evaluation decided a non-`proceed` outcome. */
+/**
+ * The header field whose evaluation decided a non-`proceed` outcome.
+ *
+ * @example
+ * ```ts
+ * if (result.outcome === 'not-modified') {
+ *   const field: PreconditionField = result.field // 'If-None-Match' or 'If-Modified-Since'
+ * }
+ * ```
+ */
 export type PreconditionField =
   | 'If-Match'
   | 'If-Unmodified-Since'
@@ -17,13 +26,28 @@ export type PreconditionField =
  * the server must not honour: If-Range evaluated to false (RFC 9110 §13.2.2 step 5, answer
  * the full 200) or the method is not GET (§14.2). When `false`, a Range may be served (206) if
  * it is applicable; a server without range support ignores Range anyway.
+ *
+ * @example
+ * ```ts
+ * if (result.outcome === 'proceed') {
+ *   const proceed: PreconditionProceed = result
+ *   return proceed.ignoreRange ? fullResponse() : rangeResponse()
+ * }
+ * ```
  */
 export interface PreconditionProceed {
   readonly outcome: 'proceed'
   readonly ignoreRange: boolean
 }
 
-/** Answer 304 Not Modified, with `notModifiedResponse()`. */
+/**
+ * Answer 304 Not Modified, with `notModifiedResponse()`.
+ *
+ * @example
+ * ```ts
+ * if (result.outcome === 'not-modified') return toPreconditionResponse(result, { headers })
+ * ```
+ */
 export interface PreconditionNotModified {
   readonly outcome: 'not-modified'
   readonly field: 'If-None-Match' | 'If-Modified-Since'
@@ -34,6 +58,11 @@ export interface PreconditionNotModified {
  * for the problem body. For If-Match and If-Unmodified-Since, RFC 9110 §13.1.1 and §13.1.4 let
  * a server answer 2xx instead when it can tell that this very change was already applied
  * (for example an idempotent replay of the same request).
+ *
+ * @example
+ * ```ts
+ * if (result.outcome === 'precondition-failed') throw new PreconditionError(result) // 412
+ * ```
  */
 export interface PreconditionFailed {
   readonly outcome: 'precondition-failed'
@@ -41,13 +70,28 @@ export interface PreconditionFailed {
   readonly detail: string
 }
 
-/** Answer 428 Precondition Required (the `precondition-required` problem, RFC 6585 §3). */
+/**
+ * Answer 428 Precondition Required (the `precondition-required` problem, RFC 6585 §3).
+ *
+ * @example
+ * ```ts
+ * if (result.outcome === 'precondition-required') throw new PreconditionError(result) // 428
+ * ```
+ */
 export interface PreconditionRequired {
   readonly outcome: 'precondition-required'
   readonly detail: string
 }
 
-/** The result of `evaluatePreconditions()`. */
+/**
+ * The result of `evaluatePreconditions()`.
+ *
+ * @example
+ * ```ts
+ * const result: PreconditionResult = evaluatePreconditions(request.method, request.headers, validators)
+ * if (result.outcome !== 'proceed') return toPreconditionResponse(result, { request })
+ * ```
+ */
 export type PreconditionResult =
   | PreconditionProceed
   | PreconditionNotModified

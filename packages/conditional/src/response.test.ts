@@ -1,4 +1,10 @@
-import { errorToProblemResponse, ProblemError, problems } from '@api-blocks/problem-details'
+import { ApiBlocksError } from '@api-blocks/core'
+import {
+  errorToProblemResponse,
+  ProblemError,
+  problemCode,
+  problems,
+} from '@api-blocks/problem-details'
 import { describe, expect, test } from 'vitest'
 import { PreconditionError } from './error.ts'
 import { evaluatePreconditions } from './evaluate.ts'
@@ -163,5 +169,34 @@ describe('PreconditionError', () => {
     const required = evaluatePreconditions('PUT', {}, {}, { requireIfMatch: true })
     if (required.outcome !== 'precondition-required') throw new Error('expected 428')
     expect(new PreconditionError(required).code).toBe('PRECONDITION_REQUIRED')
+    expect(new PreconditionError(required).status).toBe(428)
+  })
+
+  test('the codes are those of its problem types, and the cause is kept', () => {
+    const required = evaluatePreconditions('PUT', {}, {}, { requireIfMatch: true })
+    if (required.outcome !== 'precondition-required') throw new Error('expected 428')
+    expect(problemCode(problems.preconditionFailed.type)).toBe('PRECONDITION_FAILED')
+    expect(problemCode(problems.preconditionRequired.type)).toBe('PRECONDITION_REQUIRED')
+    const cause = new Error('version conflict in the store')
+    expect(new PreconditionError(required, { cause }).cause).toBe(cause)
+  })
+
+  test('is an ApiBlocksError, recognised across duplicate installs by its kind', () => {
+    const required = evaluatePreconditions('PUT', {}, {}, { requireIfMatch: true })
+    if (required.outcome !== 'precondition-required') throw new Error('expected 428')
+    const error = new PreconditionError(required)
+    expect(error).toBeInstanceOf(ApiBlocksError)
+    expect(error.name).toBe('PreconditionError')
+    expect(PreconditionError.kind).toBe('conditional.PreconditionError')
+    // A PreconditionError of another copy of the package: another class, the same kind.
+    class OtherCopy extends ApiBlocksError {
+      static override readonly kind: string = 'conditional.PreconditionError'
+    }
+    expect(new OtherCopy('PRECONDITION_FAILED', 'x', { status: 412 })).toBeInstanceOf(
+      PreconditionError,
+    )
+    expect(new ApiBlocksError('PRECONDITION_FAILED', 'x', { status: 412 })).not.toBeInstanceOf(
+      PreconditionError,
+    )
   })
 })

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { HeadersInitLike } from '@api-blocks/core'
 import type { ProblemResponseOptions } from '@api-blocks/problem-details'
 import { problems, toProblemResponse } from '@api-blocks/problem-details'
 import type { EvaluateOptions, Validators } from './evaluate.ts'
@@ -45,26 +46,37 @@ const CONTENT_FIELDS = [
  * // 304 with ETag, Cache-Control and Vary; no Content-Type
  * ```
  */
-export function notModifiedResponse(headers?: HeadersInit): Response {
+export function notModifiedResponse(headers?: HeadersInitLike): Response {
   const kept = new Headers(headers)
   for (const name of CONTENT_FIELDS) kept.delete(name)
   if (kept.has('etag')) kept.delete('last-modified')
   return new Response(null, { status: 304, headers: kept })
 }
 
-/** Options of {@link toPreconditionResponse}. */
+/**
+ * Options of {@link toPreconditionResponse}.
+ *
+ * @example
+ * ```ts
+ * const options: PreconditionResponseOptions = {
+ *   request,
+ *   headers: { etag: '"7"', 'cache-control': 'no-cache' }, // for a 304
+ *   problemHeaders: { 'x-request-id': requestId }, // for a 412 or 428
+ * }
+ * ```
+ */
 export interface PreconditionResponseOptions extends Omit<ProblemResponseOptions, 'headers'> {
   /**
    * The header fields the 2xx response would have carried (ETag, Cache-Control, Vary,
    * Content-Location…). Only the 304 uses them, through {@link notModifiedResponse}.
    */
-  headers?: HeadersInit
+  headers?: HeadersInitLike
   /**
    * More header fields for the 412 and 428 problem responses (X-Request-Id, CORS…). The
    * 2xx fields are not copied onto a problem: validators and cache lifetimes describe the
    * representation, not the failure.
    */
-  problemHeaders?: HeadersInit
+  problemHeaders?: HeadersInitLike
 }
 
 /**
@@ -101,7 +113,15 @@ export function toPreconditionResponse(
   }
 }
 
-/** Options of {@link checkPreconditions}. */
+/**
+ * Options of {@link checkPreconditions}.
+ *
+ * @example
+ * ```ts
+ * const options: CheckPreconditionsOptions = { requireIfMatch: true, headers: { 'cache-control': 'no-cache' } }
+ * const early = checkPreconditions(request, validators, options)
+ * ```
+ */
 export interface CheckPreconditionsOptions
   extends EvaluateOptions,
     Omit<PreconditionResponseOptions, 'request'> {}
@@ -135,7 +155,7 @@ export function checkPreconditions(
     clock,
   })
   if (result.outcome === 'proceed') return undefined
-  let merged: HeadersInit | undefined
+  let merged: HeadersInitLike | undefined
   if (result.outcome === 'not-modified') {
     const all = new Headers(headers)
     for (const [name, value] of Object.entries(validatorHeaders(validators))) {

@@ -6,11 +6,21 @@
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-8.8
  * @module
  */
+import type { BodyInitLike } from '@api-blocks/core'
+import { sha256Base64url } from '@api-blocks/core/crypto'
 import { formatEntityTag } from './entity-tag.ts'
 import type { Validators } from './evaluate.ts'
 import { formatHttpDate } from './http-date.ts'
 
-/** Options of {@link etagFromVersion} and {@link etagFromBody}. */
+/**
+ * Options of {@link etagFromVersion} and {@link etagFromBody}.
+ *
+ * @example
+ * ```ts
+ * const options: EtagOptions = { weak: true }
+ * etagFromVersion(7, options) // 'W/"7"'
+ * ```
+ */
 export interface EtagOptions {
   /**
    * Make a weak tag (`W/"…"`, RFC 9110 §8.8.1): for representations that are equivalent but
@@ -62,31 +72,15 @@ export function etagFromVersion(version: string | number | bigint, options?: Eta
   return options?.weak === true ? `W/"${opaque}"` : `"${opaque}"`
 }
 
-function base64url(bytes: Uint8Array): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
-  let out = ''
-  let i = 0
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!
-    out +=
-      alphabet[n >> 18]! + alphabet[(n >> 12) & 63]! + alphabet[(n >> 6) & 63]! + alphabet[n & 63]!
-  }
-  if (i < bytes.length) {
-    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8)
-    out += alphabet[n >> 18]! + alphabet[(n >> 12) & 63]!
-    if (i + 1 < bytes.length) out += alphabet[(n >> 6) & 63]!
-  }
-  return out
-}
-
 /**
- * A strong entity tag from the SHA-256 of the complete body bytes (crypto.subtle), as
- * base64url. The opt-in fallback for responses with no version to tag from: it has to read
- * the whole body, so prefer {@link etagFromVersion}.
+ * A strong entity tag from the SHA-256 of the complete body bytes, as base64url. The opt-in
+ * fallback for responses with no version to tag from: it has to read the whole body, so prefer
+ * {@link etagFromVersion}.
  *
- * The tag depends only on the bytes, never on how a stream was chunked: the stream is read to
- * the end and hashed once. The body is consumed; pass a clone (`response.clone().body`) if you
- * still need it.
+ * The tag depends only on the bytes, never on how a stream was chunked or on the runtime:
+ * the stream is read to the end and hashed once, through `@api-blocks/core/crypto` (node:crypto
+ * under the `node` export condition, Web Crypto elsewhere; both give the same digest). The body
+ * is consumed; pass a clone (`response.clone().body`) if you still need it.
  *
  * @example
  * ```ts
@@ -94,71 +88,37 @@ function base64url(bytes: Uint8Array): string {
  * await etagFromBody(response.clone().body, { weak: true })
  * ```
  */
-export function etagFromBody(body: BodyInit | null, options?: EtagOptions): Promise<string> {
-  // Bodies already in memory are hashed as they are (a string as its UTF-8, which node:crypto
-  // encodes itself); anything else (streams, Blob, FormData) goes through a Response, which
-  // reads it to the end.
+export function etagFromBody(body: BodyInitLike | null, options?: EtagOptions): Promise<string> {
+  // Bodies already in memory are hashed as they are (a string as its UTF-8); anything else
+  // (streams, Blob, FormData, URLSearchParams) goes through a Response, which reads it to the end.
+  if (body === null) return hashToEtag(EMPTY, options)
+  if (typeof body === 'string' || body instanceof Uint8Array) return hashToEtag(body, options)
+  if (body instanceof ArrayBuffer) return hashToEtag(new Uint8Array(body), options)
+  if (ArrayBuffer.isView(body)) {
+    return hashToEtag(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), options)
+  }
   try {
-    if (body === null) return Promise.resolve(hashToEtag(new Uint8Array(0), options))
-    if (typeof body === 'string') return Promise.resolve(hashToEtag(body, options))
-    if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
-      return Promise.resolve(hashToEtag(body, options))
-    }
-    return new Response(body).arrayBuffer().then((bytes) => hashToEtag(bytes, options))
+    return new Response(body).bytes().then((bytes) => hashToEtag(bytes, options))
   } catch (error) {
+    // A stream already locked or read: reject, as for any other failure, rather than throw.
     return Promise.reject(error)
   }
 }
 
-interface NodeCrypto {
-  createHash(algorithm: 'sha256'): {
-    update(data: Uint8Array | string): { digest(encoding: 'base64url'): string }
-  }
-}
-
-// Node fast path: crypto.subtle.digest hops to the thread pool and back (about 25 µs a call on
-// Node 24); node:crypto's createHash answers in place. Reached through
-// process.getBuiltinModule (Node >= 22.3, Bun, Deno), not a static import, so the package stays
-// Web-standard; elsewhere Web Crypto is used. Both give the same digest (tested).
-const nodeCrypto: NodeCrypto | undefined = (() => {
-  const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
-    .process
-  try {
-    const module = process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
-    return typeof module?.createHash === 'function' ? module : undefined
-  } catch {
-    return undefined
-  }
-})()
-
-function asBytes(source: BufferSource): Uint8Array {
-  return source instanceof ArrayBuffer
-    ? new Uint8Array(source)
-    : new Uint8Array(source.buffer, source.byteOffset, source.byteLength)
-}
+const EMPTY = new Uint8Array(0)
 
 /**
  * @internal SHA-256 of a body already in memory (a string counts as its UTF-8), as an entity
- * tag: a string on node:crypto (answered in place), a promise through Web Crypto.
+ * tag.
  */
-export function hashToEtag(
-  body: BufferSource | string,
-  options?: EtagOptions & { web?: boolean },
-): string | Promise<string> {
-  const quote = (opaque: string) => (options?.weak === true ? `W/"${opaque}"` : `"${opaque}"`)
-  if (nodeCrypto !== undefined && options?.web !== true) {
-    const data = typeof body === 'string' ? body : asBytes(body)
-    return quote(nodeCrypto.createHash('sha256').update(data).digest('base64url'))
-  }
-  const bytes = typeof body === 'string' ? encoder.encode(body) : body
-  return crypto.subtle
-    .digest('SHA-256', bytes as BufferSource)
-    .then((digest) => quote(base64url(new Uint8Array(digest))))
+export function hashToEtag(body: Uint8Array | string, options?: EtagOptions): Promise<string> {
+  const weak = options?.weak === true
+  return sha256Base64url(body).then((opaque) => (weak ? `W/"${opaque}"` : `"${opaque}"`))
 }
 
 /**
  * The ETag and Last-Modified response fields for a resource's validators, as a plain header
- * record (`HeadersInit`). Last-Modified is an IMF-fixdate with the milliseconds dropped. Use
+ * record (anything `new Headers()` takes). Last-Modified is an IMF-fixdate with the milliseconds dropped. Use
  * the same record for the 200 and, through {@link notModifiedResponse}, for the 304.
  *
  * @example

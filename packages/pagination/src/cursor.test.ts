@@ -1,9 +1,10 @@
+import { decodeBase64url } from '@api-blocks/core'
 import { ProblemError } from '@api-blocks/problem-details'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import type { CursorCodecOptions, CursorQuery } from './cursor.ts'
+import type { CursorCodecOptions, CursorQuery, FilterValue } from './cursor.ts'
 import { createCursorCodec, MAX_CURSOR_LENGTH } from './cursor.ts'
-import type { PaginationErrorReason } from './error.ts'
+import type { PaginationErrorCode } from './error.ts'
 import { PaginationError } from './error.ts'
 import type { CursorValue } from './keyset.ts'
 
@@ -16,15 +17,15 @@ const position = ['2026-06-01T10:00:00.000Z', 'ord_000042']
 const codecWith = (options: Partial<CursorCodecOptions> = {}) =>
   createCursorCodec({ keys: [{ id: 'k1', secret: SECRET_1 }], ...options })
 
-/** Asserts that `promise` rejects with the invalid-cursor problem and this reason. */
-async function rejects(promise: Promise<unknown>, reason: PaginationErrorReason): Promise<void> {
+/** Asserts that `promise` rejects with the invalid-cursor problem and this code. */
+async function rejects(promise: Promise<unknown>, code: PaginationErrorCode): Promise<void> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   )
   expect(error).toBeInstanceOf(PaginationError)
   expect(error).toBeInstanceOf(ProblemError)
-  expect((error as PaginationError).reason).toBe(reason)
+  expect((error as PaginationError).code).toBe(code)
   expect((error as PaginationError).toProblem()).toMatchObject({
     type: 'invalid-cursor',
     status: 400,
@@ -103,20 +104,20 @@ describe('key ring', () => {
     expect(await rotated.decode(fresh)).toEqual(position)
   })
 
-  test('a retired key no longer verifies: cursor_unknown_key', async () => {
+  test('a retired key no longer verifies: CURSOR_UNKNOWN_KEY', async () => {
     const old = await codecWith().forQuery(query).encode(position)
     const retired = createCursorCodec({ keys: [{ id: 'k2', secret: SECRET_2 }] }).forQuery(query)
-    await rejects(retired.decode(old), 'cursor_unknown_key')
+    await rejects(retired.decode(old), 'CURSOR_UNKNOWN_KEY')
   })
 
-  test('a foreign cursor (same key id, other secret) fails: cursor_signature', async () => {
+  test('a foreign cursor (same key id, other secret) fails: CURSOR_SIGNATURE', async () => {
     const foreign = await createCursorCodec({ keys: [{ id: 'k1', secret: SECRET_2 }] })
       .forQuery(query)
       .encode(position)
-    await rejects(codecWith().forQuery(query).decode(foreign), 'cursor_signature')
+    await rejects(codecWith().forQuery(query).decode(foreign), 'CURSOR_SIGNATURE')
   })
 
-  test('a cursor relabelled with another listed key id fails: cursor_signature', async () => {
+  test('a cursor relabelled with another listed key id fails: CURSOR_SIGNATURE', async () => {
     const ring = createCursorCodec({
       keys: [
         { id: 'k1', secret: SECRET_1 },
@@ -124,7 +125,7 @@ describe('key ring', () => {
       ],
     }).forQuery(query)
     const cursor = await ring.encode(position)
-    await rejects(ring.decode(cursor.replace('v1.k1.', 'v1.k2.')), 'cursor_signature')
+    await rejects(ring.decode(cursor.replace('v1.k1.', 'v1.k2.')), 'CURSOR_SIGNATURE')
   })
 
   test('raw bytes and strings of at least 32 bytes are accepted', () => {
@@ -168,7 +169,7 @@ describe('rejections: each gives the invalid-cursor problem (400), never a first
   const cursors = codecWith().forQuery(query)
   const valid = cursors.encode(position)
 
-  test('tampered payload: cursor_signature', async () => {
+  test('tampered payload: CURSOR_SIGNATURE', async () => {
     const cursor = await valid
     const [v, kid, payload, mac] = cursor.split('.') as [string, string, string, string]
     const json = JSON.parse(
@@ -183,20 +184,20 @@ describe('rejections: each gives the invalid-cursor problem (400), never a first
       .replaceAll('+', '-')
       .replaceAll('/', '_')
       .replaceAll('=', '')
-    await rejects(cursors.decode([v, kid, forged, mac].join('.')), 'cursor_signature')
+    await rejects(cursors.decode([v, kid, forged, mac].join('.')), 'CURSOR_SIGNATURE')
   })
 
-  test('tampered signature: cursor_signature', async () => {
+  test('tampered signature: CURSOR_SIGNATURE', async () => {
     const cursor = await valid
     const flipped = cursor.at(-2) === 'A' ? 'B' : 'A'
-    await rejects(cursors.decode(cursor.slice(0, -2) + flipped + cursor.at(-1)), 'cursor_signature')
+    await rejects(cursors.decode(cursor.slice(0, -2) + flipped + cursor.at(-1)), 'CURSOR_SIGNATURE')
   })
 
-  test('truncated: cursor_malformed', async () => {
+  test('truncated: CURSOR_MALFORMED', async () => {
     const cursor = await valid
-    await rejects(cursors.decode(cursor.slice(0, -1)), 'cursor_malformed')
-    await rejects(cursors.decode(cursor.slice(0, cursor.lastIndexOf('.'))), 'cursor_malformed')
-    await rejects(cursors.decode(cursor.slice(0, 20)), 'cursor_malformed')
+    await rejects(cursors.decode(cursor.slice(0, -1)), 'CURSOR_MALFORMED')
+    await rejects(cursors.decode(cursor.slice(0, cursor.lastIndexOf('.'))), 'CURSOR_MALFORMED')
+    await rejects(cursors.decode(cursor.slice(0, 20)), 'CURSOR_MALFORMED')
   })
 
   test('payload truncated by one character: rejected', async () => {
@@ -208,64 +209,64 @@ describe('rejections: each gives the invalid-cursor problem (400), never a first
     expect(error).toBeInstanceOf(PaginationError)
   })
 
-  test('re-encoded as standard base64 with padding: cursor_malformed', async () => {
+  test('re-encoded as standard base64 with padding: CURSOR_MALFORMED', async () => {
     const cursor = await valid
     const [v, kid, payload, mac] = cursor.split('.') as [string, string, string, string]
     const standard = (text: string) =>
       text.replaceAll('-', '+').replaceAll('_', '/') + '='.repeat((4 - (text.length % 4)) % 4)
     await rejects(
       cursors.decode([v, kid, standard(payload), standard(mac)].join('.')),
-      'cursor_malformed',
+      'CURSOR_MALFORMED',
     )
-    await rejects(cursors.decode(`${cursor}=`), 'cursor_malformed')
+    await rejects(cursors.decode(`${cursor}=`), 'CURSOR_MALFORMED')
   })
 
-  test('percent-encoded twice: cursor_malformed', async () => {
+  test('percent-encoded twice: CURSOR_MALFORMED', async () => {
     const cursor = await valid
     const twice = new URLSearchParams(`after=${cursor.replaceAll('.', '%252E')}`).get('after')!
     expect(twice).toContain('%2E')
-    await rejects(cursors.decode(twice), 'cursor_malformed')
+    await rejects(cursors.decode(twice), 'CURSOR_MALFORMED')
   })
 
-  test('a second base64url spelling of the same signature: cursor_malformed', async () => {
+  test('a second base64url spelling of the same signature: CURSOR_MALFORMED', async () => {
     const cursor = await valid
     // 32 bytes take 43 characters; the last one carries 4 bits, so its 2 low bits must be 0.
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
     const last = alphabet.indexOf(cursor.at(-1)!)
-    await rejects(cursors.decode(cursor.slice(0, -1) + alphabet[last ^ 1]), 'cursor_malformed')
+    await rejects(cursors.decode(cursor.slice(0, -1) + alphabet[last ^ 1]), 'CURSOR_MALFORMED')
   })
 
-  test('longer than the maximum: cursor_too_long, before any decoding', async () => {
-    await rejects(cursors.decode('v'.repeat(MAX_CURSOR_LENGTH + 1)), 'cursor_too_long')
-    await rejects(cursors.decode('v'.repeat(MAX_CURSOR_LENGTH)), 'cursor_malformed')
+  test('longer than the maximum: CURSOR_TOO_LONG, before any decoding', async () => {
+    await rejects(cursors.decode('v'.repeat(MAX_CURSOR_LENGTH + 1)), 'CURSOR_TOO_LONG')
+    await rejects(cursors.decode('v'.repeat(MAX_CURSOR_LENGTH)), 'CURSOR_MALFORMED')
     const cursor = await valid
     await rejects(
       codecWith({ maxLength: cursor.length - 1 })
         .forQuery(query)
         .decode(cursor),
-      'cursor_too_long',
+      'CURSOR_TOO_LONG',
     )
   })
 
-  test('another format version: cursor_version', async () => {
+  test('another format version: CURSOR_VERSION', async () => {
     const cursor = await valid
-    await rejects(cursors.decode(cursor.replace(/^v1\./, 'v2.')), 'cursor_version')
+    await rejects(cursors.decode(cursor.replace(/^v1\./, 'v2.')), 'CURSOR_VERSION')
   })
 
-  test('empty, non-string and garbage input: cursor_malformed', async () => {
+  test('empty, non-string and garbage input: CURSOR_MALFORMED', async () => {
     for (const input of ['', '.', 'v1...', 'null', '{"p":[1]}', 42, null, undefined, {}]) {
-      await rejects(cursors.decode(input as string), 'cursor_malformed')
+      await rejects(cursors.decode(input as string), 'CURSOR_MALFORMED')
     }
   })
 
-  test('expired, by the injected clock: cursor_expired', async () => {
+  test('expired, by the injected clock: CURSOR_EXPIRED', async () => {
     let now = 1_000_000
     const expiring = codecWith({ ttlMs: 60_000, clock: () => now }).forQuery(query)
     const cursor = await expiring.encode(position)
     now += 59_999
     expect(await expiring.decode(cursor)).toEqual(position)
     now += 1
-    await rejects(expiring.decode(cursor), 'cursor_expired')
+    await rejects(expiring.decode(cursor), 'CURSOR_EXPIRED')
   })
 
   test('an expiry binds even a codec configured without ttlMs', async () => {
@@ -278,7 +279,7 @@ describe('rejections: each gives the invalid-cursor problem (400), never a first
       codecWith({ clock: () => now })
         .forQuery(query)
         .decode(cursor),
-      'cursor_expired',
+      'CURSOR_EXPIRED',
     )
   })
 
@@ -290,25 +291,25 @@ describe('rejections: each gives the invalid-cursor problem (400), never a first
     expect(await forever.decode(cursor)).toEqual(position)
   })
 
-  test('issued for the other direction: cursor_sort_mismatch', async () => {
+  test('issued for the other direction: CURSOR_SORT_MISMATCH', async () => {
     const other = codecWith().forQuery({ ...query, order: { ...orderDesc, direction: 'asc' } })
-    await rejects(other.decode(await valid), 'cursor_sort_mismatch')
+    await rejects(other.decode(await valid), 'CURSOR_SORT_MISMATCH')
   })
 
-  test('issued for other sort keys: cursor_sort_mismatch', async () => {
+  test('issued for other sort keys: CURSOR_SORT_MISMATCH', async () => {
     const other = codecWith().forQuery({
       ...query,
       order: { keys: ['total', 'id'], direction: 'desc' },
     })
-    await rejects(other.decode(await valid), 'cursor_sort_mismatch')
+    await rejects(other.decode(await valid), 'CURSOR_SORT_MISMATCH')
     const longer = codecWith().forQuery({
       ...query,
       order: { keys: ['created_at', 'total', 'id'], direction: 'desc' },
     })
-    await rejects(longer.decode(await valid), 'cursor_sort_mismatch')
+    await rejects(longer.decode(await valid), 'CURSOR_SORT_MISMATCH')
   })
 
-  test('issued for other filters: cursor_query_mismatch', async () => {
+  test('issued for other filters: CURSOR_QUERY_MISMATCH', async () => {
     for (const filters of [
       { status: 'shipped' },
       {},
@@ -319,7 +320,7 @@ describe('rejections: each gives the invalid-cursor problem (400), never a first
         codecWith()
           .forQuery({ ...query, filters })
           .decode(await valid),
-        'cursor_query_mismatch',
+        'CURSOR_QUERY_MISMATCH',
       )
     }
   })
@@ -389,5 +390,76 @@ describe('properties', () => {
       }),
       { interruptAfterTimeLimit: 3000 },
     )
+  })
+})
+
+// Cursors issued with key k1 (SECRET_1), order (created_at, id) desc, no expiry, for `position`,
+// by the release before filters and HMAC went through @api-blocks/core. Encoding is
+// deterministic, so the same inputs MUST give the very same string, and each MUST still decode.
+const PINNED: { name: string; filters: FilterValue; q: string; cursor: string }[] = [
+  {
+    name: 'no filters',
+    filters: undefined,
+    q: 'RFUAA2TPwAF6W44tuv1kvQ',
+    cursor:
+      'v1.k1.eyJwIjpbIjIwMjYtMDYtMDFUMTA6MDA6MDAuMDAwWiIsIm9yZF8wMDAwNDIiXSwiZCI6ImRlc2MiLCJzIjoiby1iclRRSVBUeEEiLCJxIjoiUkZVQUEyVFB3QUY2VzQ0dHV2MWt2USJ9.Pg5HexTA34x6qJFwBV_xR1-TDeYDce8imcVqFXAgz6s',
+  },
+  {
+    name: '{ status: "open" }',
+    filters: { status: 'open' },
+    q: '1lS6U9LPaDwMDlu5a9ZphA',
+    cursor:
+      'v1.k1.eyJwIjpbIjIwMjYtMDYtMDFUMTA6MDA6MDAuMDAwWiIsIm9yZF8wMDAwNDIiXSwiZCI6ImRlc2MiLCJzIjoiby1iclRRSVBUeEEiLCJxIjoiMWxTNlU5TFBhRHdNRGx1NWE5WnBoQSJ9.5AW7EGTFMsiJV1lGYQWno5s52cwjtT81KeXUF2PWzT8',
+  },
+  {
+    name: 'undefined, NaN, ±Infinity, -0 and integer-like names',
+    filters: {
+      b: [1, 'x', true, null, undefined, Number.NaN, -0, 1.5e300],
+      a: { z: Number.POSITIVE_INFINITY, y: undefined, x: Number.NEGATIVE_INFINITY },
+      10: 1,
+      2: 'é😀',
+    },
+    q: 'N7LHwXLfr8vW4KcLIIsqkg',
+    cursor:
+      'v1.k1.eyJwIjpbIjIwMjYtMDYtMDFUMTA6MDA6MDAuMDAwWiIsIm9yZF8wMDAwNDIiXSwiZCI6ImRlc2MiLCJzIjoiby1iclRRSVBUeEEiLCJxIjoiTjdMSHdYTGZyOHZXNEtjTElJc3FrZyJ9.6EJlEv43Hh3FpiqI9o-n80pwrQa-zBcHiFTX2MEBTT0',
+  },
+]
+
+describe('cursors issued by the previous release stay valid (pinned)', () => {
+  const payloadOf = (cursor: string) =>
+    JSON.parse(new TextDecoder().decode(decodeBase64url(cursor.split('.')[2]!))) as {
+      s: string
+      q: string
+    }
+
+  for (const { name, filters, q, cursor } of PINNED) {
+    test(`MUST decode and re-issue the pinned cursor for ${name}`, async () => {
+      const cursors = codecWith().forQuery({ order: orderDesc, filters })
+      expect(await cursors.decode(cursor)).toEqual(position)
+      expect(await cursors.encode(position)).toBe(cursor)
+      expect(payloadOf(cursor)).toMatchObject({ s: 'o-brTQIPTxA', q })
+    })
+  }
+
+  test('null filters hash as no filters; an undefined member as its absence', async () => {
+    const [none, open] = PINNED as [(typeof PINNED)[0], (typeof PINNED)[1]]
+    const withNull = codecWith().forQuery({ order: orderDesc, filters: null })
+    expect(await withNull.decode(none.cursor)).toEqual(position)
+    const withUndefined = codecWith().forQuery({
+      order: orderDesc,
+      filters: { q: undefined, status: 'open' },
+    })
+    expect(await withUndefined.decode(open.cursor)).toEqual(position)
+  })
+
+  test('the pinned cursor fails for other filters and under another secret', async () => {
+    const [, open] = PINNED as [(typeof PINNED)[0], (typeof PINNED)[1]]
+    const closed = codecWith().forQuery({ order: orderDesc, filters: { status: 'closed' } })
+    await rejects(closed.decode(open.cursor), 'CURSOR_QUERY_MISMATCH')
+    const foreign = createCursorCodec({ keys: [{ id: 'k1', secret: SECRET_2 }] }).forQuery({
+      order: orderDesc,
+      filters: { status: 'open' },
+    })
+    await rejects(foreign.decode(open.cursor), 'CURSOR_SIGNATURE')
   })
 })

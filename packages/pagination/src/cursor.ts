@@ -1,6 +1,7 @@
 /**
  * Signed opaque cursors: a keyset position, bound to the query it was issued for, in a
- * versioned, URL-safe string signed with HMAC-SHA-256 (Web Crypto only).
+ * versioned, URL-safe string signed with HMAC-SHA-256 (through `@api-blocks/core/crypto`:
+ * node:crypto on Node, Bun and Deno, Web Crypto elsewhere; the same bytes on both).
  *
  * Wire format (version 1), every part in the base64url alphabet or `.`, so a cursor never
  * needs percent-encoding in a query string:
@@ -22,21 +23,44 @@
  */
 
 import { decodeBase64url, encodeBase64url } from '@api-blocks/core'
+import type { HmacKey } from '@api-blocks/core/crypto'
+import { createHmacKey, hmacSha256, sha256, verifyHmacSha256 } from '@api-blocks/core/crypto'
 import { PaginationError } from './error.ts'
-import type { FilterValue } from './internal/canonical-json.ts'
-import { canonicalJson } from './internal/canonical-json.ts'
+import type { FilterValue } from './internal/filters.ts'
+import { canonicalFilters } from './internal/filters.ts'
 import type { CursorPosition, CursorValue, KeysetOrder } from './keyset.ts'
 import { assertOrder, isCursorValue, MAX_KEYS, positionOf } from './keyset.ts'
 
-export type { FilterValue } from './internal/canonical-json.ts'
+export type { FilterValue } from './internal/filters.ts'
 
-/** The default and documented maximum length of a cursor, in characters (1 KiB). */
+/**
+ * The default and documented maximum length of a cursor, in characters (1 KiB).
+ *
+ * @example
+ * ```ts
+ * createCursorCodec({ keys, maxLength: MAX_CURSOR_LENGTH * 2 }) // for long sort keys
+ * ```
+ */
 export const MAX_CURSOR_LENGTH = 1024
 
-/** The shortest secret a key may have, in bytes (the HMAC-SHA-256 output size, RFC 2104 §3). */
+/**
+ * The shortest secret a key may have, in bytes (the HMAC-SHA-256 output size, RFC 2104 §3).
+ *
+ * @example
+ * ```ts
+ * const secret = crypto.getRandomValues(new Uint8Array(MIN_SECRET_BYTES))
+ * ```
+ */
 export const MIN_SECRET_BYTES = 32
 
-/** The cursor format version this codec writes and reads. */
+/**
+ * The cursor format version this codec writes and reads.
+ *
+ * @example
+ * ```ts
+ * cursor.startsWith(`v${CURSOR_VERSION}.`) // true for every cursor this codec issues
+ * ```
+ */
 export const CURSOR_VERSION = 1
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/
@@ -44,9 +68,15 @@ const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/
 const CURSOR = /^v([0-9]{1,3})\.([A-Za-z0-9_-]{1,32})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/
 const SORT_HASH = /^[A-Za-z0-9_-]{11}$/
 const FILTER_HASH = /^[A-Za-z0-9_-]{22}$/
-const HMAC = { name: 'HMAC', hash: 'SHA-256' } as const
 
-/** One signing key of a key ring. */
+/**
+ * One signing key of a key ring.
+ *
+ * @example
+ * ```ts
+ * const key: CursorKey = { id: '2026-06', secret: process.env.CURSOR_SECRET! }
+ * ```
+ */
 export interface CursorKey {
   /** Carried in every cursor it signs: 1 to 32 characters of `A-Z a-z 0-9 _ -`. */
   readonly id: string
@@ -57,12 +87,23 @@ export interface CursorKey {
   readonly secret: Uint8Array | string
 }
 
-/** Options of {@link createCursorCodec}. */
+/**
+ * Options of {@link createCursorCodec}.
+ *
+ * @example
+ * ```ts
+ * const options: CursorCodecOptions = {
+ *   keys: [{ id: '2026-07', secret: newSecret }, { id: '2026-06', secret: oldSecret }],
+ *   ttlMs: 24 * 60 * 60 * 1000,
+ * }
+ * const codec = createCursorCodec(options)
+ * ```
+ */
 export interface CursorCodecOptions {
   /**
    * The key ring, newest first: `keys[0]` signs every new cursor, every listed key verifies.
    * Rotate by putting a new key first; retire a key by removing it, after which its cursors
-   * fail with `cursor_unknown_key`.
+   * fail with `CURSOR_UNKNOWN_KEY`.
    */
   readonly keys: readonly CursorKey[]
   /** Lifetime of a new cursor in milliseconds. Without it, cursors do not expire. */
@@ -77,18 +118,39 @@ export interface CursorCodecOptions {
  * What a cursor is bound to: the order (its keys and direction) and the filters of the
  * query. A cursor decodes only for an equal query; the page size is not part of it, so a
  * client may change `limit` between pages.
+ *
+ * @example
+ * ```ts
+ * const query: CursorQuery = {
+ *   order: { keys: ['created_at', 'id'], direction: 'desc' },
+ *   filters: { status: url.searchParams.get('status'), owner: principal.subject },
+ * }
+ * const cursors = codec.forQuery(query)
+ * ```
  */
 export interface CursorQuery {
   readonly order: KeysetOrder
   /**
    * The normalised filters: anything that selects which rows are listed. Compared by
    * canonical JSON (member order does not matter, array order does; `undefined` members are
-   * dropped), through a SHA-256 hash carried in the cursor.
+   * dropped, and `undefined` elsewhere or a number that is not finite counts as `null`, as
+   * `JSON.stringify` writes them), through a SHA-256 hash carried in the cursor. Filters
+   * nested deeper than 512 levels, or holding anything else, make `encode` and `decode`
+   * reject with a `TypeError` (a server bug, not client input).
    */
   readonly filters?: FilterValue
 }
 
-/** Cursors of one query: see {@link CursorCodec.forQuery}. */
+/**
+ * Cursors of one query: see {@link CursorCodec.forQuery}.
+ *
+ * @example
+ * ```ts
+ * const cursors: QueryCursorCodec = codec.forQuery(query)
+ * const cursor = await cursors.cursorOf({ id: 'ord_1', created_at: new Date() })
+ * const position = await cursors.decode(cursor) // ['2026-…Z', 'ord_1']
+ * ```
+ */
 export interface QueryCursorCodec {
   readonly query: CursorQuery
   /** Signs a position (one value per key of the order) as a cursor. */
@@ -102,7 +164,15 @@ export interface QueryCursorCodec {
   decode(cursor: string): Promise<CursorValue[]>
 }
 
-/** A cursor codec over one key ring: see {@link createCursorCodec}. */
+/**
+ * A cursor codec over one key ring: see {@link createCursorCodec}.
+ *
+ * @example
+ * ```ts
+ * const codec: CursorCodec = createCursorCodec({ keys })
+ * const cursors = codec.forQuery({ order: { keys: ['id'], direction: 'asc' } })
+ * ```
+ */
 export interface CursorCodec {
   /** The codec for the cursors of one query (order and filters). */
   forQuery(query: CursorQuery): QueryCursorCodec
@@ -110,12 +180,12 @@ export interface CursorCodec {
 
 interface RingKey {
   readonly id: string
-  readonly key: Promise<CryptoKey>
+  readonly key: HmacKey
 }
 
 const encoder = new TextEncoder()
 
-function secretBytes(key: CursorKey, index: number): Uint8Array<ArrayBuffer> {
+function secretBytes(key: CursorKey, index: number): Uint8Array {
   if (
     typeof key !== 'object' ||
     key === null ||
@@ -125,9 +195,9 @@ function secretBytes(key: CursorKey, index: number): Uint8Array<ArrayBuffer> {
     throw new TypeError(`Cursor key ${index}: id must be 1 to 32 characters of A-Z a-z 0-9 _ -`)
   }
   const { secret } = key
-  let bytes: Uint8Array<ArrayBuffer>
+  let bytes: Uint8Array
   if (typeof secret === 'string') bytes = encoder.encode(secret)
-  else if (secret instanceof Uint8Array) bytes = new Uint8Array(secret)
+  else if (secret instanceof Uint8Array) bytes = secret
   else throw new TypeError(`Cursor key "${key.id}": secret must be a Uint8Array or a string`)
   if (bytes.length < MIN_SECRET_BYTES) {
     throw new RangeError(
@@ -137,14 +207,14 @@ function secretBytes(key: CursorKey, index: number): Uint8Array<ArrayBuffer> {
   return bytes
 }
 
-function fail(reason: 'cursor_malformed'): never {
-  throw new PaginationError(reason, 'The cursor is malformed.')
+function malformed(): never {
+  throw new PaginationError('CURSOR_MALFORMED', 'The cursor is malformed.')
 }
 
 /**
  * Makes a cursor codec over a key ring. Keys are checked here, synchronously (a short or
- * duplicate key throws at start-up, never at request time); they are imported into Web Crypto
- * on first use.
+ * duplicate key throws at start-up, never at request time), and each becomes one HMAC key
+ * (`createHmacKey` of `@api-blocks/core/crypto`) for every cursor it signs or verifies.
  *
  * Decoding checks, in this order, and answers `invalid-cursor` (400) at the first failure:
  * length (before any decoding), format and canonical base64url, version, key id, signature
@@ -180,14 +250,8 @@ export function createCursorCodec(options: CursorCodecOptions): CursorCodec {
   keys.forEach((key, index) => {
     const bytes = secretBytes(key, index)
     if (ring.has(key.id)) throw new TypeError(`Cursor key id "${key.id}" is listed twice`)
-    let imported: Promise<CryptoKey> | undefined
-    ring.set(key.id, {
-      id: key.id,
-      get key() {
-        imported ??= crypto.subtle.importKey('raw', bytes, HMAC, false, ['sign', 'verify'])
-        return imported
-      },
-    })
+    // One key object per secret, made here: no cursor imports the secret again.
+    ring.set(key.id, { id: key.id, key: createHmacKey(bytes) })
   })
   const signer = ring.get(keys[0]!.id)!
 
@@ -227,8 +291,7 @@ export function createCursorCodec(options: CursorCodecOptions): CursorCodec {
           payload.e = expiry
         }
         const body = `v${CURSOR_VERSION}.${signer.id}.${encodeBase64url(encoder.encode(JSON.stringify(payload)))}`
-        const mac = await crypto.subtle.sign(HMAC, await signer.key, encoder.encode(body))
-        const cursor = `${body}.${encodeBase64url(new Uint8Array(mac))}`
+        const cursor = `${body}.${encodeBase64url(await hmacSha256(signer.key, body))}`
         if (cursor.length > maxLength) {
           // A server-side fault: the sort keys are too long to page by. Failing here beats
           // handing out a cursor that every later request would reject.
@@ -240,16 +303,16 @@ export function createCursorCodec(options: CursorCodecOptions): CursorCodec {
       }
 
       const decode = async (cursor: string): Promise<CursorValue[]> => {
-        if (typeof cursor !== 'string') fail('cursor_malformed')
+        if (typeof cursor !== 'string') malformed()
         // The length limit comes before any parsing or decoding.
         if (cursor.length > maxLength) {
           throw new PaginationError(
-            'cursor_too_long',
+            'CURSOR_TOO_LONG',
             `The cursor is longer than ${maxLength} characters.`,
           )
         }
         const parts = CURSOR.exec(cursor)
-        if (parts === null) fail('cursor_malformed')
+        if (parts === null) malformed()
         const [, version, keyId, payloadText, macText] = parts as unknown as [
           string,
           string,
@@ -258,36 +321,30 @@ export function createCursorCodec(options: CursorCodecOptions): CursorCodec {
           string,
         ]
         if (Number(version) !== CURSOR_VERSION) {
-          throw new PaginationError('cursor_version', 'The cursor format is not supported.')
+          throw new PaginationError('CURSOR_VERSION', 'The cursor format is not supported.')
         }
         const ringKey = ring.get(keyId)
         if (ringKey === undefined) {
           throw new PaginationError(
-            'cursor_unknown_key',
+            'CURSOR_UNKNOWN_KEY',
             'The cursor was signed with a key that is no longer accepted; start from the first page.',
           )
         }
         // Canonical base64url only: a second spelling of the same MAC is not accepted either.
         const mac = decodeBase64url(macText)
-        if (mac === undefined) fail('cursor_malformed')
-        // crypto.subtle.verify compares the MAC in constant time (it recomputes the HMAC and
-        // compares without an early exit; Node uses OpenSSL's CRYPTO_memcmp), so timing does not
-        // reveal how many leading bytes of a forged signature were right. Never compare MACs
-        // with === or a byte loop that returns early.
-        const valid = await crypto.subtle.verify(
-          HMAC,
-          await ringKey.key,
-          mac,
-          encoder.encode(cursor.slice(0, cursor.length - macText.length - 1)),
-        )
-        if (!valid) {
-          throw new PaginationError('cursor_signature', 'The cursor signature does not verify.')
+        if (mac === undefined) malformed()
+        // verifyHmacSha256 recomputes the HMAC and compares it in constant time, so timing does
+        // not reveal how many leading bytes of a forged signature were right. Never compare
+        // MACs with === or a byte loop that returns early.
+        const signed = cursor.slice(0, cursor.length - macText.length - 1)
+        if (!(await verifyHmacSha256(ringKey.key, signed, mac))) {
+          throw new PaginationError('CURSOR_SIGNATURE', 'The cursor signature does not verify.')
         }
         // Signed by us: a bad payload now means a bug or a compromised key, still a 400.
         const payload = parsePayload(payloadText)
         if (payload.e !== undefined && clock() >= payload.e) {
           throw new PaginationError(
-            'cursor_expired',
+            'CURSOR_EXPIRED',
             'The cursor has expired; start again from the first page.',
           )
         }
@@ -298,13 +355,13 @@ export function createCursorCodec(options: CursorCodecOptions): CursorCodec {
           payload.p.length !== order.keys.length
         ) {
           throw new PaginationError(
-            'cursor_sort_mismatch',
+            'CURSOR_SORT_MISMATCH',
             'The cursor was issued for another sort order.',
           )
         }
         if (payload.q !== filters) {
           throw new PaginationError(
-            'cursor_query_mismatch',
+            'CURSOR_QUERY_MISMATCH',
             'The cursor was issued for other query parameters; keep them unchanged while paging.',
           )
         }
@@ -333,14 +390,14 @@ const decoder = new TextDecoder('utf-8', { fatal: true })
 
 function parsePayload(text: string): Payload {
   const bytes = decodeBase64url(text)
-  if (bytes === undefined) fail('cursor_malformed')
+  if (bytes === undefined) malformed()
   let value: unknown
   try {
     value = JSON.parse(decoder.decode(bytes))
   } catch {
-    fail('cursor_malformed')
+    malformed()
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('cursor_malformed')
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) malformed()
   const { p, d, s, q, e, ...rest } = value as Record<string, unknown>
   const valid =
     Object.keys(rest).length === 0 &&
@@ -354,7 +411,7 @@ function parsePayload(text: string): Payload {
     typeof q === 'string' &&
     FILTER_HASH.test(q) &&
     (e === undefined || (Number.isSafeInteger(e) && (e as number) >= 0))
-  if (!valid) fail('cursor_malformed')
+  if (!valid) malformed()
   const payload: Payload = {
     p: p as CursorValue[],
     d: d as Payload['d'],
@@ -370,17 +427,11 @@ function parsePayload(text: string): Payload {
 // the cut only has to keep accidental collisions out of reach.
 async function hashQuery(query: CursorQuery): Promise<{ sort: string; filters: string }> {
   const [sort, filters] = await Promise.all([
-    crypto.subtle.digest(
-      'SHA-256',
-      encoder.encode(`api-blocks/pagination/v1/sort\n${JSON.stringify(query.order.keys)}`),
-    ),
-    crypto.subtle.digest(
-      'SHA-256',
-      encoder.encode(`api-blocks/pagination/v1/filters\n${canonicalJson(query.filters)}`),
-    ),
+    sha256(`api-blocks/pagination/v1/sort\n${JSON.stringify(query.order.keys)}`),
+    sha256(`api-blocks/pagination/v1/filters\n${canonicalFilters(query.filters)}`),
   ])
   return {
-    sort: encodeBase64url(new Uint8Array(sort, 0, 8)),
-    filters: encodeBase64url(new Uint8Array(filters, 0, 16)),
+    sort: encodeBase64url(sort.subarray(0, 8)),
+    filters: encodeBase64url(filters.subarray(0, 16)),
   }
 }

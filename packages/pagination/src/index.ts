@@ -1,7 +1,7 @@
 /**
  * Cursor pagination for HTTP APIs, on Web standards (any runtime): signed opaque cursors
- * (HMAC-SHA-256, rotatable keys, bound to the query), the SPEC.md §2.3 list envelope with a
- * checked `limit` and an RFC 8288 `Link` header, Relay connections (SPEC.md §2.2), and keyset
+ * (HMAC-SHA-256, rotatable keys, bound to the query), the docs/spec.md §2.3 list envelope with a
+ * checked `limit` and an RFC 8288 `Link` header, Relay connections (docs/spec.md §2.2), and keyset
  * seeks over SQL or an in-memory array that share one cursor.
  *
  * @example
@@ -26,7 +26,7 @@ export type {
   QueryCursorCodec,
 } from './cursor.ts'
 export { CURSOR_VERSION, createCursorCodec, MAX_CURSOR_LENGTH, MIN_SECRET_BYTES } from './cursor.ts'
-export type { PaginationErrorReason } from './error.ts'
+export type { PaginationErrorCode } from './error.ts'
 export { PaginationError } from './error.ts'
 export type {
   CursorPosition,

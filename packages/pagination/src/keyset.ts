@@ -12,13 +12,35 @@
  * @module
  */
 
-/** One value of a keyset position. Dates become ISO 8601 strings (see {@link positionOf}). */
+/**
+ * One value of a keyset position. Dates become ISO 8601 strings (see {@link positionOf}).
+ *
+ * @example
+ * ```ts
+ * const value: CursorValue = new Date().toISOString()
+ * ```
+ */
 export type CursorValue = string | number | boolean
 
-/** A position in a keyset order: one value per key of the order, in order. */
+/**
+ * A position in a keyset order: one value per key of the order, in order.
+ *
+ * @example
+ * ```ts
+ * const position: CursorPosition = ['2026-06-01T10:00:00.000Z', 'ord_000042']
+ * await cursors.encode(position)
+ * ```
+ */
 export type CursorPosition = readonly CursorValue[]
 
-/** `asc` or `desc`: one direction for the whole key tuple. */
+/**
+ * `asc` or `desc`: one direction for the whole key tuple.
+ *
+ * @example
+ * ```ts
+ * const direction: SortDirection = url.searchParams.get('sort') === 'oldest' ? 'asc' : 'desc'
+ * ```
+ */
 export type SortDirection = 'asc' | 'desc'
 
 /**
@@ -28,6 +50,11 @@ export type SortDirection = 'asc' | 'desc'
  *
  * One direction for the whole tuple is what lets SQL seek with one row-value comparison on
  * one index range; mixed directions are not supported.
+ *
+ * @example
+ * ```ts
+ * const newestFirst: KeysetOrder = { keys: ['created_at', 'id'], direction: 'desc' }
+ * ```
  */
 export interface KeysetOrder {
   /** Field names, most significant first, ending with a unique one. 1 to {@link MAX_KEYS}. */
@@ -42,6 +69,12 @@ export interface KeysetOrder {
  * `forward` takes the first `limit` rows after `after` (and before `before`); `backward`
  * takes the last `limit` rows before `before` (Relay `last`). Fetch `limit + 1` rows to learn
  * whether more follow.
+ *
+ * @example
+ * ```ts
+ * const page: PageRequest = await parseListRequest(url.searchParams, { cursors, defaultLimit: 20, maxLimit: 100 })
+ * const rows = seekArray(orders, page) // up to page.limit + 1 rows
+ * ```
  */
 export interface PageRequest {
   readonly order: KeysetOrder
@@ -54,7 +87,14 @@ export interface PageRequest {
   readonly before?: CursorPosition
 }
 
-/** The most keys an order may have. */
+/**
+ * The most keys an order may have.
+ *
+ * @example
+ * ```ts
+ * const order: KeysetOrder = { keys: ['tenant', 'created_at', 'id'], direction: 'asc' } // at most MAX_KEYS
+ * ```
+ */
 export const MAX_KEYS = 8
 
 /** @internal Throws a TypeError for an order that cannot work: a server bug, never input. */

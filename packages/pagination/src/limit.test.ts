@@ -40,7 +40,7 @@ describe('parseLimit (AIP-158 page_size rules)', () => {
     ['NaN', 'NaN'],
     ['full-width digits', '５'],
     ['Arabic-Indic digits', '٥'],
-  ])('%s (%j) → 400 bad-request, limit_invalid', (_, input) => {
+  ])('%s (%j) → 400 bad-request, LIMIT_INVALID', (_, input) => {
     let error: unknown
     try {
       parseLimit([input], policy)
@@ -48,21 +48,21 @@ describe('parseLimit (AIP-158 page_size rules)', () => {
       error = caught
     }
     expect(error).toBeInstanceOf(PaginationError)
-    expect((error as PaginationError).reason).toBe('limit_invalid')
+    expect((error as PaginationError).code).toBe('LIMIT_INVALID')
     expect((error as PaginationError).toProblem()).toMatchObject({
       type: 'bad-request',
       status: 400,
     })
   })
 
-  test('repeated → 400 bad-request, parameter_repeated (even with equal values)', () => {
+  test('repeated → 400 bad-request, PARAMETER_REPEATED (even with equal values)', () => {
     for (const values of [
       ['5', '5'],
       ['5', '6'],
       ['', ''],
     ]) {
       expect(() => parseLimit(values, policy)).toThrow(
-        expect.objectContaining({ reason: 'parameter_repeated', status: 400 }),
+        expect.objectContaining({ code: 'PARAMETER_REPEATED', status: 400 }),
       )
     }
   })

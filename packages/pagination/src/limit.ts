@@ -1,5 +1,5 @@
 /**
- * The page size: `limit` from a query string (SPEC.md §2.3, §4.3) and Relay `first`/`last`,
+ * The page size: `limit` from a query string (docs/spec.md §2.3, §4.3) and Relay `first`/`last`,
  * checked and clamped by one policy, after Google AIP-158 (`page_size`):
  *
  * | input | answer |
@@ -16,7 +16,15 @@
  */
 import { PaginationError } from './error.ts'
 
-/** The page-size policy of a list. */
+/**
+ * The page-size policy of a list.
+ *
+ * @example
+ * ```ts
+ * const policy: LimitOptions = { defaultLimit: 20, maxLimit: 100 }
+ * parseLimit(url.searchParams.getAll('limit'), policy)
+ * ```
+ */
 export interface LimitOptions {
   /** The page size when none is given: 1 to `maxLimit`. */
   readonly defaultLimit: number
@@ -42,8 +50,8 @@ const DIGITS = /^[0-9]+$/
  * (`searchParams.getAll('limit')`), so that a repeated one is caught; a single string or
  * `null` (from `searchParams.get`) works too. See the module table for every answer.
  *
- * Throws a {@link PaginationError} (`bad-request`, 400, reason `limit_invalid` or
- * `parameter_repeated`) and nothing else for any input.
+ * Throws a {@link PaginationError} (`bad-request`, 400, code `LIMIT_INVALID` or
+ * `PARAMETER_REPEATED`) and nothing else for any input.
  *
  * @example
  * ```ts
@@ -63,7 +71,7 @@ export function parseLimit(
     values === null || values === undefined ? [] : typeof values === 'string' ? [values] : values
   if (list.length > 1) {
     throw new PaginationError(
-      'parameter_repeated',
+      'PARAMETER_REPEATED',
       'The limit parameter must be given at most once.',
     )
   }
@@ -71,7 +79,7 @@ export function parseLimit(
   if (value === undefined) return options.defaultLimit
   if (typeof value !== 'string' || !DIGITS.test(value)) {
     throw new PaginationError(
-      'limit_invalid',
+      'LIMIT_INVALID',
       `The limit parameter must be a whole number from 1 to ${options.maxLimit}.`,
     )
   }

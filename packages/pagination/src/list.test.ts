@@ -65,7 +65,7 @@ describe('parseListRequest', () => {
     })
   })
 
-  test('a repeated after → 400 bad-request, parameter_repeated', async () => {
+  test('a repeated after → 400 bad-request, PARAMETER_REPEATED', async () => {
     const cursors = cursorsFor(null)
     const after = await cursors.encode(['x', 'y'])
     const params = new URLSearchParams([
@@ -73,7 +73,7 @@ describe('parseListRequest', () => {
       ['after', after],
     ])
     await expect(parseListRequest(params, { cursors, ...policy })).rejects.toMatchObject({
-      reason: 'parameter_repeated',
+      code: 'PARAMETER_REPEATED',
       status: 400,
     })
   })
@@ -81,7 +81,10 @@ describe('parseListRequest', () => {
   test('an empty after is an invalid cursor, never a first page', async () => {
     await expect(
       parseListRequest(new URLSearchParams('after='), { cursors: cursorsFor(null), ...policy }),
-    ).rejects.toMatchObject({ reason: 'cursor_malformed', code: 'INVALID_CURSOR' })
+    ).rejects.toMatchObject({
+      code: 'CURSOR_MALFORMED',
+      problem: { type: 'invalid-cursor' },
+    })
   })
 
   test('custom parameter names', async () => {
@@ -100,7 +103,7 @@ describe('parseListRequest', () => {
   })
 })
 
-describe('toListEnvelope (SPEC.md §2.3)', () => {
+describe('toListEnvelope (docs/spec.md §2.3)', () => {
   const cursors = cursorsFor(null)
   const request: PageRequest = { order, direction: 'forward', limit: 2 }
 
@@ -160,7 +163,7 @@ describe('paging through a list', () => {
     const { body } = await list('https://api.example.com/v1/orders?status=open&limit=1')
     await expect(
       list(`https://api.example.com/v1/orders?status=shipped&after=${body.next_cursor}`),
-    ).rejects.toMatchObject({ reason: 'cursor_query_mismatch', status: 400 })
+    ).rejects.toMatchObject({ code: 'CURSOR_QUERY_MISMATCH', status: 400 })
   })
 
   test('the item a cursor points at may be deleted: the next page continues after it', async () => {

@@ -1,8 +1,8 @@
 /**
- * The resource-interface list envelope of SPEC.md §2.3 (`data`, `has_more`, `next_cursor`),
+ * The resource-interface list envelope of docs/spec.md §2.3 (`data`, `has_more`, `next_cursor`),
  * its request side (`limit`, `after`; §4.3) and the RFC 8288 `Link: <…>; rel="next"` header.
  *
- * `next_cursor` is `null` on the last page (SPEC.md types it as a string and says nothing of
+ * `next_cursor` is `null` on the last page (docs/spec.md types it as a string and says nothing of
  * the end; null keeps the member present with one shape), and
  * `has_more === (next_cursor !== null)` always holds.
  *
@@ -14,7 +14,15 @@ import type { PageRequest } from './keyset.ts'
 import type { LimitOptions } from './limit.ts'
 import { parseLimit } from './limit.ts'
 
-/** One page of a list, as SPEC.md §2.3 shapes it. */
+/**
+ * One page of a list, as docs/spec.md §2.3 shapes it.
+ *
+ * @example
+ * ```ts
+ * const body: ListEnvelope<Order> = await toListEnvelope(rows, page, cursors)
+ * // { data: [...], has_more: true, next_cursor: 'v1.k1.eyJw…' }
+ * ```
+ */
 export interface ListEnvelope<T> {
   /** The items of the page, in list order. */
   data: T[]
@@ -24,7 +32,15 @@ export interface ListEnvelope<T> {
   next_cursor: string | null
 }
 
-/** Options of {@link parseListRequest}. */
+/**
+ * Options of {@link parseListRequest}.
+ *
+ * @example
+ * ```ts
+ * const options: ListRequestOptions = { cursors, defaultLimit: 20, maxLimit: 100, afterParam: 'page_token' }
+ * const page = await parseListRequest(url.searchParams, options)
+ * ```
+ */
 export interface ListRequestOptions extends LimitOptions {
   /** The cursors of this list's query (order and filters). */
   readonly cursors: QueryCursorCodec
@@ -59,7 +75,7 @@ export async function parseListRequest(
   const after = searchParams.getAll(afterParam)
   if (after.length > 1) {
     throw new PaginationError(
-      'parameter_repeated',
+      'PARAMETER_REPEATED',
       `The ${afterParam} parameter must be given at most once.`,
     )
   }
@@ -69,7 +85,7 @@ export async function parseListRequest(
 }
 
 /**
- * Builds the SPEC.md §2.3 envelope from the rows of a `limit + 1` fetch (as {@link seekArray}
+ * Builds the docs/spec.md §2.3 envelope from the rows of a `limit + 1` fetch (as {@link seekArray}
  * or the SQL of {@link keysetSql} return them): the first `limit` rows are the page, and an
  * extra row means more follow, without a COUNT. `next_cursor` is the cursor of the last
  * item on the page.
@@ -104,7 +120,14 @@ export async function toListEnvelope<T extends object>(
   }
 }
 
-/** Options of {@link nextPageLink}. */
+/**
+ * Options of {@link nextPageLink}.
+ *
+ * @example
+ * ```ts
+ * nextPageLink(url, body.next_cursor, { param: 'page_token' } satisfies NextPageLinkOptions)
+ * ```
+ */
 export interface NextPageLinkOptions {
   /** The cursor parameter; default `after`. */
   readonly param?: string

@@ -85,14 +85,14 @@ describe('EdgesToReturn', () => {
 
   test('MUST throw an error when first is less than 0', async () => {
     await expect(parseConnectionArgs({ first: -1 }, policy)).rejects.toMatchObject({
-      reason: 'argument_invalid',
+      code: 'ARGUMENT_INVALID',
       status: 400,
     })
   })
 
   test('MUST throw an error when last is less than 0', async () => {
     await expect(parseConnectionArgs({ last: -1 }, policy)).rejects.toMatchObject({
-      reason: 'argument_invalid',
+      code: 'ARGUMENT_INVALID',
       status: 400,
     })
   })
@@ -119,10 +119,10 @@ describe('EdgesToReturn', () => {
     })
   })
 
-  test('first and last together (strongly discouraged by the spec) → 400 first_and_last', async () => {
+  test('first and last together (strongly discouraged by the spec) → 400 FIRST_AND_LAST', async () => {
     await expect(parseConnectionArgs({ first: 2, last: 2 }, policy)).rejects.toMatchObject({
-      reason: 'first_and_last',
-      code: 'BAD_REQUEST',
+      code: 'FIRST_AND_LAST',
+      problem: { type: 'bad-request' },
     })
   })
 
@@ -139,7 +139,7 @@ describe('EdgesToReturn', () => {
   test('a bad after or before cursor is the invalid-cursor problem, never a first page', async () => {
     for (const args of [{ after: '' }, { before: 'nope' }, { first: 1, after: 'v1.k1.x.y' }]) {
       await expect(parseConnectionArgs(args, policy)).rejects.toMatchObject({
-        code: 'INVALID_CURSOR',
+        problem: { type: 'invalid-cursor' },
         status: 400,
       })
     }
@@ -214,7 +214,7 @@ describe('PageInfo cursors and edge cursors', () => {
     await expect(
       parseConnectionArgs({ after: await cursorOf('a') }, { ...policy, cursors: other }),
     ).rejects.toMatchObject({
-      reason: 'cursor_query_mismatch',
+      code: 'CURSOR_QUERY_MISMATCH',
     })
   })
 })

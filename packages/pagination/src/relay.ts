@@ -1,5 +1,5 @@
 /**
- * Relay connections (SPEC.md §2.2) over keyset cursors, following the GraphQL Cursor
+ * Relay connections (docs/spec.md §2.2) over keyset cursors, following the GraphQL Cursor
  * Connections Specification: `first`/`after` pages forward, `last`/`before` backward.
  *
  * How the spec's algorithms map onto a keyset seek:
@@ -12,7 +12,7 @@
  * - EdgesToReturn: `first` keeps the first edges, `last` the last ones; one extra row is
  *   fetched from that end to learn whether more exist.
  * - `first` and `last` together, which the spec "strongly discourages", are refused with a
- *   400 `bad-request` (reason `first_and_last`), as GitHub's GraphQL API does.
+ *   400 `bad-request` (code `FIRST_AND_LAST`), as GitHub's GraphQL API does.
  * - Neither given: `first` is `defaultLimit`. Above `maxLimit`: coerced to `maxLimit`
  *   (AIP-158). `first: 0` or `last: 0` is served: no edges.
  * - HasPreviousPage is true only for `last` with more edges before the page; HasNextPage
@@ -30,7 +30,14 @@ import type { CursorValue, PageRequest } from './keyset.ts'
 import type { LimitOptions } from './limit.ts'
 import { assertLimitOptions } from './limit.ts'
 
-/** The connection arguments of the spec ("Forward/Backward pagination arguments"). */
+/**
+ * The connection arguments of the spec ("Forward/Backward pagination arguments").
+ *
+ * @example
+ * ```ts
+ * const args: ConnectionArgs = { first: 10, after: null } // as GraphQL hands them over
+ * ```
+ */
 export interface ConnectionArgs {
   readonly first?: number | null
   readonly after?: string | null
@@ -38,13 +45,28 @@ export interface ConnectionArgs {
   readonly before?: string | null
 }
 
-/** An edge: a node and the cursor of its position (spec "Edge Types"). */
+/**
+ * An edge: a node and the cursor of its position (spec "Edge Types").
+ *
+ * @example
+ * ```ts
+ * const edge: Edge<Order> = connection.edges[0]!
+ * console.log(edge.node.id, edge.cursor)
+ * ```
+ */
 export interface Edge<T> {
   node: T
   cursor: string
 }
 
-/** The PageInfo type of the spec ("PageInfo"). */
+/**
+ * The PageInfo type of the spec ("PageInfo").
+ *
+ * @example
+ * ```ts
+ * const { hasNextPage, endCursor }: PageInfo = connection.pageInfo
+ * ```
+ */
 export interface PageInfo {
   hasPreviousPage: boolean
   hasNextPage: boolean
@@ -54,13 +76,28 @@ export interface PageInfo {
   endCursor: string | null
 }
 
-/** A connection (spec "Connection Types"): the edges of one page and its PageInfo. */
+/**
+ * A connection (spec "Connection Types"): the edges of one page and its PageInfo.
+ *
+ * @example
+ * ```ts
+ * const connection: Connection<Order> = await toConnection(rows, page, cursors)
+ * ```
+ */
 export interface Connection<T> {
   edges: Edge<T>[]
   pageInfo: PageInfo
 }
 
-/** Options of {@link parseConnectionArgs}. */
+/**
+ * Options of {@link parseConnectionArgs}.
+ *
+ * @example
+ * ```ts
+ * const options: ConnectionArgsOptions = { cursors, defaultLimit: 20, maxLimit: 100 }
+ * const page = await parseConnectionArgs(args, options)
+ * ```
+ */
 export interface ConnectionArgsOptions extends LimitOptions {
   /** The cursors of this connection's query (order and filters). */
   readonly cursors: QueryCursorCodec
@@ -71,7 +108,7 @@ function count(name: 'first' | 'last', value: number, maxLimit: number): number 
   // 0: Throw an error."
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     throw new PaginationError(
-      'argument_invalid',
+      'ARGUMENT_INVALID',
       `The ${name} argument must be a whole number of at least 0.`,
     )
   }
@@ -103,7 +140,7 @@ export async function parseConnectionArgs(
   const hasFirst = first !== undefined && first !== null
   const hasLast = last !== undefined && last !== null
   if (hasFirst && hasLast) {
-    throw new PaginationError('first_and_last', 'Give either first or last, not both.')
+    throw new PaginationError('FIRST_AND_LAST', 'Give either first or last, not both.')
   }
   const limit = hasLast
     ? count('last', last, maxLimit)

@@ -14,10 +14,26 @@
 import type { CursorPosition, CursorValue, PageRequest } from './keyset.ts'
 import { assertOrder } from './keyset.ts'
 
-/** Placeholder style: `$1, $2` (PostgreSQL) or `?` (MySQL, SQLite). */
+/**
+ * Placeholder style: `$1, $2` (PostgreSQL) or `?` (MySQL, SQLite).
+ *
+ * @example
+ * ```ts
+ * const style: PlaceholderStyle = 'question' // MySQL, SQLite
+ * keysetSql(page, { placeholder: style }).where // e.g. '("created_at", "id") < (?, ?)'
+ * ```
+ */
 export type PlaceholderStyle = 'dollar' | 'question'
 
-/** Options of {@link keysetSql}. */
+/**
+ * Options of {@link keysetSql}.
+ *
+ * @example
+ * ```ts
+ * const options: KeysetSqlOptions = { firstParam: 2, columns: { created_at: 'o.created_at' } }
+ * const seek = keysetSql(page, options)
+ * ```
+ */
 export interface KeysetSqlOptions {
   /**
    * The column of each order key, when it is not the key itself: `{ created_at:
@@ -34,7 +50,15 @@ export interface KeysetSqlOptions {
   readonly firstParam?: number
 }
 
-/** The SQL pieces of one page. */
+/**
+ * The SQL pieces of one page.
+ *
+ * @example
+ * ```ts
+ * const seek: KeysetSql = keysetSql(page)
+ * await db.query(`SELECT * FROM orders WHERE ${seek.where} ORDER BY ${seek.orderBy} LIMIT ${seek.limit}`, seek.params)
+ * ```
+ */
 export interface KeysetSql {
   /**
    * The seek predicate, e.g. `("created_at", "id") < ($1, $2)`; `TRUE` on the first page.

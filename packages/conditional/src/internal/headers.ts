@@ -9,6 +9,12 @@
  * Request header fields: a Fetch `Headers`, anything with a `get(name)` method, or a record
  * keyed by lower-case field name (Node's `request.headers`). Repeated fields given as an array
  * are combined with `", "`, as RFC 9110 §5.3 allows for list-based fields.
+ *
+ * @example
+ * ```ts
+ * const fromFetch: HeaderSource = request.headers
+ * const fromNode: HeaderSource = { 'if-none-match': ['"a"', '"b"'] } // IncomingHttpHeaders
+ * ```
  */
 export type HeaderSource =
   | { get(name: string): string | null }

@@ -5,18 +5,28 @@
  *
  * @module
  */
-import type { EntityTag } from '../entity-tag.ts'
 
 /**
  * The longest If-Match, If-None-Match or If-Range value that is evaluated, in characters
  * (8 KiB). A longer list parses as `{ kind: 'invalid', reason: 'too-long' }` and matches
  * nothing.
+ *
+ * @example
+ * ```ts
+ * parseEntityTagList(`"${'a'.repeat(MAX_CONDITIONAL_HEADER_LENGTH)}"`) // { kind: 'invalid', reason: 'too-long' }
+ * ```
  */
 export const MAX_CONDITIONAL_HEADER_LENGTH = 8192
 
 /**
  * The most entity tags an If-Match or If-None-Match list may hold. A list with more parses as
  * `{ kind: 'invalid', reason: 'too-many' }` and matches nothing.
+ *
+ * @example
+ * ```ts
+ * parseEntityTagList(Array.from({ length: MAX_ENTITY_TAGS + 1 }, (_, i) => `"${i}"`).join(', '))
+ * // { kind: 'invalid', reason: 'too-many' }
+ * ```
  */
 export const MAX_ENTITY_TAGS = 64
 
@@ -82,7 +92,7 @@ export function regionEquals(
   return true
 }
 
-/** What {@link matchEntityTagList} found. */
+/** What {@link matchList} found. */
 export type ListMatch = 'any' | 'match' | 'no-match' | 'invalid'
 
 /**
@@ -102,25 +112,11 @@ export function locateEntityTag(value: string, out: Int32Array): boolean {
 }
 
 /**
- * Matches a list value against the current tag without building the list: the same answer as
- * {@link parseEntityTagList} followed by a comparison, with no allocation per member. The
- * whole value is always scanned, so a malformed member after a matching one still makes the
- * value `invalid`.
- *
- * @internal
- */
-export function matchEntityTagList(
-  value: string,
-  tag: EntityTag | undefined,
-  strong: boolean,
-): ListMatch {
-  if (tag === undefined) return matchList(value, undefined, 0, 0, false, strong)
-  return matchList(value, tag.opaque, 0, tag.opaque.length, tag.weak, strong)
-}
-
-/**
- * Matches a list value against the current tag given as the region `[start, end)` of
- * `source` (no substring is made). `source` undefined means the resource has no tag.
+ * Matches an If-Match or If-None-Match value against the current tag, given as the region
+ * `[start, end)` of `source` (no substring is made; `source` undefined means the resource has
+ * no tag): the same answer as `parseEntityTagList` followed by a comparison, with no
+ * allocation per member. The whole value is always scanned, so a malformed member after a
+ * matching one still makes the value `invalid`.
  *
  * @internal
  */
