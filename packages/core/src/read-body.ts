@@ -98,7 +98,7 @@ export function concatBytes(chunks: readonly Uint8Array[], length?: number): Uin
   return out
 }
 
-type Step = ReadableStreamReadResult<Uint8Array>
+type Step = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>
 
 // One read, its chunk checked: a stream of anything but bytes is a programming error.
 async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Step> {
