@@ -15,7 +15,8 @@
  * @module
  */
 
-export type { JsonSchema, ReadBodyOptions } from './body/index.ts'
+export type { Handler, Middleware } from '@api-blocks/core'
+export type { ReadBodyOptions } from './body/index.ts'
 export {
   DEFAULT_MAX_BODY_BYTES,
   JSON_MEDIA_TYPES,
@@ -23,7 +24,6 @@ export {
   readJson,
   readText,
 } from './body/index.ts'
-export type { Handler, Middleware } from './compose.ts'
 export { compose } from './compose.ts'
 export type { CompressOptions, Encoder } from './compress/index.ts'
 export {
@@ -33,8 +33,6 @@ export {
   weakenEtag,
   webEncoders,
 } from './compress/index.ts'
-export type { ContextKey } from './context.ts'
-export { contextKey, copyContext, getContext, requestIdOf, setContext } from './context.ts'
 export type { CorsOptions, CorsOrigin } from './cors/index.ts'
 export {
   cors,
@@ -99,6 +97,7 @@ export {
   MAX_REQUEST_ID_LENGTH,
   REQUEST_ID_PATTERN,
   requestId,
+  requestIdOf,
 } from './request-id/index.ts'
 export type { VersionDeprecationOptions } from './version/index.ts'
 export {

@@ -1,6 +1,6 @@
 // The compression middleware, independent of where the encoders come from: the Web build
 // (./index.ts) passes CompressionStream encoders, the Node build (./node.ts) node:zlib ones.
-import type { Middleware } from '../compose.ts'
+import type { Middleware } from '@api-blocks/core'
 import { mergeHeader, parseCacheControl } from '../headers/index.ts'
 import { negotiateEncoding } from '../negotiate/encoding.ts'
 import { parseMediaType } from '../negotiate/media-type.ts'

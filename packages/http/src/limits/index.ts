@@ -12,8 +12,9 @@
  *
  * @module
  */
+
+import type { Middleware } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
-import type { Middleware } from '../compose.ts'
 import { problemResponse } from '../errors.ts'
 
 /** The default longest path + query, in characters. */

@@ -4,8 +4,9 @@
  *
  * @module
  */
+
+import type { Handler } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
-import type { Handler } from '../compose.ts'
 import { problemResponse } from '../errors.ts'
 import { isToken } from '../internal/syntax.ts'
 

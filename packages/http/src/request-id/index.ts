@@ -9,15 +9,25 @@
  *
  * @module
  */
-import type { Middleware } from '../compose.ts'
-import { requestIdOf, setContext } from '../context.ts'
-import type { ProblemRenderOptions } from '../errors.ts'
+import type { Middleware } from '@api-blocks/core'
+import { getContext, setContext } from '@api-blocks/core'
 import { errorResponse } from '../errors.ts'
-import type { ErrorBoundary } from '../internal/keys.ts'
+import type { ErrorBoundary, ProblemRenderOptions } from '../internal/keys.ts'
 import { errorBoundaryKey, requestIdKey } from '../internal/keys.ts'
 import { withHeaders } from '../internal/response.ts'
 
-export { requestIdOf }
+/**
+ * The request id that the `requestId()` middleware accepted or generated for this request,
+ * or `undefined` when that middleware is not in front of the caller.
+ *
+ * @example
+ * ```ts
+ * const handler: Handler = async (request) => Response.json({ id: requestIdOf(request) })
+ * ```
+ */
+export function requestIdOf(request: Request): string | undefined {
+  return getContext(request, requestIdKey)
+}
 
 /** The longest inbound request id accepted; a longer one is replaced, never echoed. */
 export const MAX_REQUEST_ID_LENGTH = 200

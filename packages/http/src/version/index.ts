@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Middleware } from '../compose.ts'
+import type { Middleware } from '@api-blocks/core'
 import { errorResponse } from '../errors.ts'
 import { withHeaders } from '../internal/response.ts'
 
