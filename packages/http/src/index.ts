@@ -1,8 +1,9 @@
 /**
- * The Fetch-first HTTP core of api-blocks: handler and middleware types, per-request context,
- * request ids, content negotiation, CORS, OPTIONS/HEAD/405, the Vary / Cache-Control /
- * Expose-Headers accumulator, body limits, compression, version deprecation headers and
- * request limits. Everything works on Web `Request`, `Response` and `Headers`.
+ * The Fetch-first HTTP core of api-blocks: `compose()`, request ids, content negotiation,
+ * CORS, OPTIONS/HEAD/405, the Vary / Cache-Control / Expose-Headers accumulator, body limits,
+ * compression, version deprecation headers, request limits and Structured Field Values
+ * (RFC 9651). Everything works on Web `Request`, `Response` and `Headers`; the `Handler` and
+ * `Middleware` types and the per-request context are `@api-blocks/core`'s.
  *
  * @example
  * ```ts
@@ -99,6 +100,26 @@ export {
   requestId,
   requestIdOf,
 } from './request-id/index.ts'
+export type {
+  BareItem,
+  Dictionary,
+  InnerList,
+  Item,
+  ListMember,
+  Params,
+} from './structured-fields/index.ts'
+export {
+  isInnerList,
+  MAX_STRUCTURED_FIELD_LENGTH,
+  parseDictionary,
+  parseItem,
+  parseList,
+  serializeBareItem,
+  serializeDictionary,
+  serializeItem,
+  serializeList,
+  serializeString,
+} from './structured-fields/index.ts'
 export type { VersionDeprecationOptions } from './version/index.ts'
 export {
   formatDeprecation,
