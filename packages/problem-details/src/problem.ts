@@ -9,10 +9,17 @@
 import type { ProblemDetails } from '@api-blocks/core'
 import { problemCode } from './code.ts'
 import { ProblemError } from './error.ts'
+import { attachTitles } from './internal/titles.ts'
 import type { StandardSchemaV1 } from './standard-schema.ts'
-import { attachTitles } from './titles.ts'
 
-/** The members RFC 9457 §3.1 defines; every other member is an extension. */
+/**
+ * The members RFC 9457 §3.1 defines; every other member is an extension.
+ *
+ * @example
+ * ```ts
+ * STANDARD_MEMBERS.includes('detail') // true: not an extension
+ * ```
+ */
 export const STANDARD_MEMBERS: readonly string[] = ['type', 'title', 'status', 'detail', 'instance']
 
 // RFC 9457 §3.2: extension names SHOULD start with a letter, hold only ALPHA, DIGIT and "_",
@@ -183,7 +190,14 @@ export interface ProblemType<Ext = Record<never, never>, ParsedExt = Ext> {
   is(value: unknown, options?: { base?: string }): value is Problem<ParsedExt>
 }
 
-/** Where `defineProblem()` resolves slugs when no base is given at serialisation time. */
+/**
+ * Where `defineProblem()` resolves slugs when no base is given at serialisation time.
+ *
+ * @example
+ * ```ts
+ * resolveProblemType('not-found') === `${DEFAULT_PROBLEM_BASE}not-found` // true
+ * ```
+ */
 export const DEFAULT_PROBLEM_BASE = 'tag:api-blocks.dev,2026:problems/'
 
 /**

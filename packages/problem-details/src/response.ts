@@ -8,9 +8,9 @@
 import type { HeadersInitLike, ProblemDetails } from '@api-blocks/core'
 import { isProblemSource } from '@api-blocks/core'
 import { problems } from './catalog.ts'
+import { titlesOf } from './internal/titles.ts'
 import { negotiateLanguage } from './language.ts'
 import { DEFAULT_PROBLEM_BASE, resolveProblemType } from './problem.ts'
-import { titlesOf } from './titles.ts'
 
 /**
  * The media type of RFC 9457 §6.1.

@@ -26,7 +26,14 @@ export interface StandardTypedV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardTypedV1.Props<Input, Output>
 }
 
-/** Members of {@link StandardTypedV1}. */
+/**
+ * Members of {@link StandardTypedV1}.
+ *
+ * @example
+ * ```ts
+ * type Input = StandardTypedV1.InferInput<typeof schema>
+ * ```
+ */
 export declare namespace StandardTypedV1 {
   /** The Standard Typed properties interface. */
   export interface Props<Input = unknown, Output = Input> {
@@ -79,7 +86,15 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly '~standard': StandardSchemaV1.Props<Input, Output>
 }
 
-/** Members of {@link StandardSchemaV1}. */
+/**
+ * Members of {@link StandardSchemaV1}: the result and issue shapes, and type inference.
+ *
+ * @example
+ * ```ts
+ * type Order = StandardSchemaV1.InferOutput<typeof OrderSchema>
+ * const issue: StandardSchemaV1.Issue = { message: 'Required', path: ['sku'] }
+ * ```
+ */
 export declare namespace StandardSchemaV1 {
   /** The Standard Schema properties interface. */
   export interface Props<Input = unknown, Output = Input>

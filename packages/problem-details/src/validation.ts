@@ -23,7 +23,14 @@ import { toJsonPointer } from './pointer.ts'
 import type { Problem } from './problem.ts'
 import type { StandardSchemaV1 } from './standard-schema.ts'
 
-/** The most `errors` entries {@link issuesToPointers} makes by default: 100. */
+/**
+ * The most `errors` entries {@link issuesToPointers} makes by default: 100.
+ *
+ * @example
+ * ```ts
+ * issuesToPointers(issues).length <= MAX_VALIDATION_ERRORS // true
+ * ```
+ */
 export const MAX_VALIDATION_ERRORS: number = MAX_POINTERS
 
 /**

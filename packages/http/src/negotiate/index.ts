@@ -35,7 +35,14 @@ export {
 } from './media-type.ts'
 export type { Negotiated, Negotiation } from './types.ts'
 
-/** What the server can offer, each list in its order of preference. */
+/**
+ * What the server can offer, each list in its order of preference.
+ *
+ * @example
+ * ```ts
+ * const offers: NegotiationOffers = { types: ['application/json', 'text/csv'], languages: ['en', 'de'] }
+ * ```
+ */
 export interface NegotiationOffers extends MediaTypeOptions {
   /** Media types, e.g. `['application/json', 'text/csv']`. */
   types?: readonly string[]
@@ -102,7 +109,14 @@ export function negotiatedOf(request: Request): Negotiation | undefined {
   return getContext(request, negotiationKey)
 }
 
-/** Options of {@link negotiation}. */
+/**
+ * Options of {@link negotiation}.
+ *
+ * @example
+ * ```ts
+ * const options: NegotiationOptions = { types: ['application/json'], notAcceptable: true }
+ * ```
+ */
 export interface NegotiationOptions extends NegotiationOffers {
   /**
    * Answer 406 (`problems.notAcceptable`, listing the offered types) when `types` are offered
