@@ -21,10 +21,10 @@ describe('the default catalog', () => {
     }
   })
 
-  test('every type is documented in docs/problems.md', () => {
+  test('every type is documented in docs/problems.md, with its slug and its code', () => {
     const doc = readFileSync(new URL('../../../docs/problems.md', import.meta.url), 'utf8')
     for (const [name, type] of entries) {
-      expect(doc, name).toContain(`\`${type.type.split(/[/#:]/).pop()}\``)
+      expect(doc, name).toContain(`| \`${type.type.split(/[/#:]/).pop()}\` | \`${type.code}\` |`)
     }
   })
 })
