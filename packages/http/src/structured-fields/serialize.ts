@@ -86,10 +86,12 @@ function serializeMember(member: ListMember): string {
 /** §4.1.1.2: `;key`, then `=value` unless the value is the boolean true. */
 function serializeParams(params: Params): string {
   let out = ''
-  const seen = new Set<string>()
-  for (const [key, value] of params) {
-    if (seen.has(key)) refuse('parameter key (repeated)', key)
-    seen.add(key)
+  for (let index = 0; index < params.length; index++) {
+    const [key, value] = params[index] as Params[number]
+    // Parameter lists are short: a scan, rather than a Set for every item written.
+    for (let before = 0; before < index; before++) {
+      if (params[before]?.[0] === key) refuse('parameter key (repeated)', key)
+    }
     out += `;${serializeKey(key)}`
     if (!(value.type === 'boolean' && value.value === true)) out += `=${serializeBareItem(value)}`
   }
