@@ -35,8 +35,8 @@ export const MAX_VALIDATION_ERRORS: number = MAX_POINTERS
 
 /**
  * Turns the issues of a failed Standard Schema validation into `errors` entries with JSON
- * Pointers, at most `limit` of them (default {@link MAX_VALIDATION_ERRORS}), so that one huge
- * invalid body cannot make a huge answer. A path segment may be a key or a `{ key }` object,
+ * Pointers, at most `limit` of them (default and most {@link MAX_VALIDATION_ERRORS}, what the
+ * catalog's `validation` problem holds), so that one huge invalid body cannot make a huge answer. A path segment may be a key or a `{ key }` object,
  * as the spec allows; an issue without a path points at the whole body (`''`).
  *
  * @example
