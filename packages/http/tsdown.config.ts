@@ -1,6 +1,7 @@
 import { defineConfig } from 'tsdown'
 
-// One entry per subpath export; `compress-node` is the build the `node` condition selects.
+// One entry per subpath export; `compress-node` is the build the `node` condition selects, and
+// the node: modules it imports stay imports.
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
@@ -18,6 +19,7 @@ export default defineConfig({
   },
   format: 'esm',
   platform: 'neutral',
+  deps: { neverBundle: [/^node:/] },
   dts: true,
   sourcemap: true,
 })

@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsdown'
 
+// `validation` is the optional entry point of the validation adapters.
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: { index: 'src/index.ts', validation: 'src/validation.ts' },
   format: 'esm',
   platform: 'neutral',
   dts: true,

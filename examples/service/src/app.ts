@@ -1,16 +1,14 @@
 // The reference service: every block composed in front of the /v1/orders resource.
+import { contextKey, getContext, setContext } from '@api-blocks/core'
 import type { Handler } from '@api-blocks/http'
 import {
   compose,
   compress,
-  contextKey,
   cors,
   errorBoundary,
-  getContext,
   limits,
   negotiation,
   requestId,
-  setContext,
 } from '@api-blocks/http'
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import { idempotency, MemoryIdempotencyStore } from '@api-blocks/idempotency'

@@ -1,18 +1,15 @@
 // A small router: path patterns with `:name` segments, each bound to the handlers of one
 // resource. Method dispatch (HEAD from GET, OPTIONS, 405 with Allow) is the http block's
-// `methods()`; this file only finds the resource and records its path parameters.
+// `methods()`; this file only finds the resource and records its path parameters, where every
+// block reads them: core's `setRouteParams` / `routeParamsOf`.
+import { routeParamsOf, setRouteParams } from '@api-blocks/core'
 import type { Handler, MethodHandlers } from '@api-blocks/http'
-import { contextKey, getContext, methods, problemResponse, setContext } from '@api-blocks/http'
+import { methods, problemResponse } from '@api-blocks/http'
 import { problems } from '@api-blocks/problem-details'
-
-/** Path parameters of a matched route, by name. */
-type Params = Readonly<Record<string, string>>
-
-const paramsKey = contextKey<Params>('route-params')
 
 /** The path parameters of the route that matched `request`. */
 export function paramOf(request: Request, name: string): string {
-  const value = getContext(request, paramsKey)?.[name]
+  const value = routeParamsOf(request)?.[name]
   if (value === undefined) throw new Error(`No route parameter "${name}"`)
   return value
 }
@@ -43,7 +40,7 @@ export function router(routes: Readonly<Record<string, MethodHandlers>>): Handle
         }
       }
       if (!matched) continue
-      setContext(request, paramsKey, params)
+      setRouteParams(request, params)
       return handler(request)
     }
     return problemResponse(

@@ -1,7 +1,7 @@
+import type { Handler, Middleware } from '@api-blocks/core'
+import { contextKey, getContext, setContext } from '@api-blocks/core'
 import { describe, expect, test } from 'vitest'
-import type { Handler, Middleware } from './compose.ts'
 import { compose } from './compose.ts'
-import { contextKey, getContext, setContext } from './context.ts'
 
 const tag =
   (name: string, log: string[]): Middleware =>

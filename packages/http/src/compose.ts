@@ -1,41 +1,16 @@
 /**
- * The two function shapes every api-blocks block is written against, and `compose()`, which
- * stacks middleware in front of a handler. Everything is plain Web `Request` → `Response`.
+ * `compose()`, which stacks middleware in front of a handler. The `Handler` and `Middleware`
+ * types and the per-request context it carries are `@api-blocks/core`'s.
  *
  * @module
  */
-import { copyContext } from './context.ts'
-
-/**
- * A Fetch handler: answers one request.
- *
- * @example
- * ```ts
- * const hello: Handler = async () => new Response('hello')
- * ```
- */
-export type Handler = (request: Request) => Promise<Response>
-
-/**
- * Middleware: sees the request first, decides whether and how to call `next`, and may
- * change the response that comes back. A middleware may hand `next` another `Request` (one
- * that carries a body it read, or a rewritten URL): `compose()` copies the per-request context
- * (see `getContext`) onto it.
- *
- * @example
- * ```ts
- * const poweredBy: Middleware = async (request, next) => {
- *   const response = await next(request)
- *   response.headers.set('x-powered-by', 'api-blocks')
- *   return response
- * }
- * ```
- */
-export type Middleware = (request: Request, next: Handler) => Promise<Response>
+import type { Handler, Middleware } from '@api-blocks/core'
+import { copyContext } from '@api-blocks/core'
 
 /**
  * Stacks middleware in front of a handler. The first middleware listed sees the request
- * first and the response last (the outermost layer).
+ * first and the response last (the outermost layer). A middleware that hands `next` another
+ * Request keeps the per-request context: it is copied over (core's `copyContext`).
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
+import type { Middleware } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
 import { describe, expect, test } from 'vitest'
-import type { Middleware } from './compose.ts'
 import { compose } from './compose.ts'
 import { errorBoundary } from './errors.ts'
 import { requestId } from './request-id/index.ts'

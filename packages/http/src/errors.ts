@@ -7,19 +7,21 @@
  *
  * @module
  */
-import type { ProblemDetails, ProblemResponseOptions } from '@api-blocks/problem-details'
+import type { HeadersInitLike, Middleware, ProblemDetails } from '@api-blocks/core'
+import { getContext } from '@api-blocks/core'
+import type { ProblemResponseOptions } from '@api-blocks/problem-details'
 import { errorToProblemResponse, toProblemResponse } from '@api-blocks/problem-details'
-import type { Middleware } from './compose.ts'
-import { getContext, requestIdOf } from './context.ts'
-import { errorBoundaryKey } from './internal/keys.ts'
+import { errorBoundaryKey, requestIdKey } from './internal/keys.ts'
 
-/** How problems are rendered: the serialisation options of `toProblemResponse`. */
-export type ProblemRenderOptions = Omit<ProblemResponseOptions, 'request' | 'requestId' | 'headers'>
+export type { ProblemRenderOptions } from './internal/keys.ts'
 
-function optionsFor(request: Request, headers: HeadersInit | undefined): ProblemResponseOptions {
+function optionsFor(
+  request: Request,
+  headers: HeadersInitLike | undefined,
+): ProblemResponseOptions {
   const boundary = getContext(request, errorBoundaryKey)
   const options: ProblemResponseOptions = { ...boundary?.problem, request }
-  const id = requestIdOf(request)
+  const id = getContext(request, requestIdKey)
   if (id !== undefined) options.requestId = id
   if (headers !== undefined) options.headers = headers
   return options
@@ -37,7 +39,7 @@ function optionsFor(request: Request, headers: HeadersInit | undefined): Problem
 export function problemResponse(
   problem: ProblemDetails,
   request: Request,
-  headers?: HeadersInit,
+  headers?: HeadersInitLike,
 ): Response {
   return toProblemResponse(problem, optionsFor(request, headers))
 }
@@ -57,7 +59,11 @@ export function problemResponse(
  * }
  * ```
  */
-export function errorResponse(error: unknown, request: Request, headers?: HeadersInit): Response {
+export function errorResponse(
+  error: unknown,
+  request: Request,
+  headers?: HeadersInitLike,
+): Response {
   const boundary = getContext(request, errorBoundaryKey)
   try {
     boundary?.onError?.(error, request)

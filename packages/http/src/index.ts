@@ -1,8 +1,9 @@
 /**
- * The Fetch-first HTTP core of api-blocks: handler and middleware types, per-request context,
- * request ids, content negotiation, CORS, OPTIONS/HEAD/405, the Vary / Cache-Control /
- * Expose-Headers accumulator, body limits, compression, version deprecation headers and
- * request limits. Everything works on Web `Request`, `Response` and `Headers`.
+ * The Fetch-first HTTP core of api-blocks: `compose()`, request ids, content negotiation,
+ * CORS, OPTIONS/HEAD/405, the Vary / Cache-Control / Expose-Headers accumulator, body limits,
+ * compression, version deprecation headers, request limits and Structured Field Values
+ * (RFC 9651). Everything works on Web `Request`, `Response` and `Headers`; the `Handler` and
+ * `Middleware` types and the per-request context are `@api-blocks/core`'s.
  *
  * @example
  * ```ts
@@ -15,7 +16,8 @@
  * @module
  */
 
-export type { JsonSchema, ReadBodyOptions } from './body/index.ts'
+export type { Handler, Middleware } from '@api-blocks/core'
+export type { ReadBodyOptions } from './body/index.ts'
 export {
   DEFAULT_MAX_BODY_BYTES,
   JSON_MEDIA_TYPES,
@@ -23,7 +25,6 @@ export {
   readJson,
   readText,
 } from './body/index.ts'
-export type { Handler, Middleware } from './compose.ts'
 export { compose } from './compose.ts'
 export type { CompressOptions, Encoder } from './compress/index.ts'
 export {
@@ -33,8 +34,6 @@ export {
   weakenEtag,
   webEncoders,
 } from './compress/index.ts'
-export type { ContextKey } from './context.ts'
-export { contextKey, copyContext, getContext, requestIdOf, setContext } from './context.ts'
 export type { CorsOptions, CorsOrigin } from './cors/index.ts'
 export {
   cors,
@@ -99,7 +98,28 @@ export {
   MAX_REQUEST_ID_LENGTH,
   REQUEST_ID_PATTERN,
   requestId,
+  requestIdOf,
 } from './request-id/index.ts'
+export type {
+  BareItem,
+  Dictionary,
+  InnerList,
+  Item,
+  ListMember,
+  Params,
+} from './structured-fields/index.ts'
+export {
+  isInnerList,
+  MAX_STRUCTURED_FIELD_LENGTH,
+  parseDictionary,
+  parseItem,
+  parseList,
+  serializeBareItem,
+  serializeDictionary,
+  serializeItem,
+  serializeList,
+  serializeString,
+} from './structured-fields/index.ts'
 export type { VersionDeprecationOptions } from './version/index.ts'
 export {
   formatDeprecation,

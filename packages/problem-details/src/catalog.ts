@@ -6,12 +6,19 @@
  *
  * @module
  */
-import { z } from 'zod'
+import { members, nonNegativeInteger, pointers, string, strings } from './internal/members.ts'
 import type { ProblemPointer } from './pointer.ts'
 import type { ProblemType } from './problem.ts'
 import { defineProblem } from './problem.ts'
 
-/** The problem types every api-blocks block answers from. */
+/**
+ * The problem types every api-blocks block answers from.
+ *
+ * @example
+ * ```ts
+ * const notFound: ProblemCatalog['notFound'] = problems.notFound
+ * ```
+ */
 export interface ProblemCatalog {
   badRequest: ProblemType
   validation: ProblemType<{ errors: ProblemPointer[] }>
@@ -37,11 +44,15 @@ export interface ProblemCatalog {
   serviceUnavailable: ProblemType
 }
 
-const pointers = z.object({
-  errors: z.array(z.object({ detail: z.string(), pointer: z.string() })).max(100),
-})
-
-/** The default problem catalog. */
+/**
+ * The default problem catalog. Its extension schemas are small Standard Schemas of this
+ * package, so using the catalog needs no schema library.
+ *
+ * @example
+ * ```ts
+ * throw problems.notFound.error({ detail: 'No order 42' })
+ * ```
+ */
 export const problems: ProblemCatalog = {
   /** 400: the request is malformed (unparsable JSON, a bad parameter, a bad header). */
   badRequest: defineProblem({
@@ -55,7 +66,7 @@ export const problems: ProblemCatalog = {
     type: 'validation-failed',
     title: 'The request body is not valid.',
     status: 422,
-    extensions: pointers,
+    extensions: members<{ errors: ProblemPointer[] }>({ errors: pointers }),
     titles: {
       de: 'Der Inhalt der Anfrage ist ungültig.',
       fr: "Le corps de la requête n'est pas valide.",
@@ -73,7 +84,7 @@ export const problems: ProblemCatalog = {
     type: 'insufficient-scope',
     title: 'The access token lacks a required scope.',
     status: 403,
-    extensions: z.object({ required_scopes: z.array(z.string()) }),
+    extensions: members<{ required_scopes: string[] }>({ required_scopes: strings }),
     titles: {
       de: 'Dem Zugriffstoken fehlt ein benötigter Scope.',
       fr: "Le jeton d'accès n'a pas une portée requise.",
@@ -91,7 +102,7 @@ export const problems: ProblemCatalog = {
     type: 'method-not-allowed',
     title: 'The method is not allowed on this resource.',
     status: 405,
-    extensions: z.object({ allowed_methods: z.array(z.string()) }),
+    extensions: members<{ allowed_methods: string[] }>({ allowed_methods: strings }),
     titles: {
       de: 'Die Methode ist für diese Ressource nicht erlaubt.',
       fr: "La méthode n'est pas autorisée sur cette ressource.",
@@ -102,7 +113,7 @@ export const problems: ProblemCatalog = {
     type: 'not-acceptable',
     title: 'No acceptable representation is available.',
     status: 406,
-    extensions: z.object({ available: z.array(z.string()) }),
+    extensions: members<{ available: string[] }>({ available: strings }),
     titles: {
       de: 'Keine annehmbare Darstellung verfügbar.',
       fr: "Aucune représentation acceptable n'est disponible.",
@@ -133,7 +144,7 @@ export const problems: ProblemCatalog = {
     type: 'payload-too-large',
     title: 'The request body is too large.',
     status: 413,
-    extensions: z.object({ max_bytes: z.number().int().nonnegative() }),
+    extensions: members<{ max_bytes: number }>({ max_bytes: nonNegativeInteger }),
     titles: {
       de: 'Der Inhalt der Anfrage ist zu groß.',
       fr: 'Le corps de la requête est trop volumineux.',
@@ -151,7 +162,7 @@ export const problems: ProblemCatalog = {
     type: 'unsupported-media-type',
     title: 'The request body has an unsupported media type.',
     status: 415,
-    extensions: z.object({ accepted: z.array(z.string()) }),
+    extensions: members<{ accepted: string[] }>({ accepted: strings }),
     titles: {
       de: 'Der Medientyp der Anfrage wird nicht unterstützt.',
       fr: "Le type de média de la requête n'est pas pris en charge.",
@@ -172,7 +183,7 @@ export const problems: ProblemCatalog = {
     type: 'header-too-large',
     title: 'A request header field is too large.',
     status: 431,
-    extensions: z.object({ header: z.string() }),
+    extensions: members<{ header: string }>({ header: string }),
     titles: {
       de: 'Ein Header-Feld der Anfrage ist zu groß.',
       fr: "Un champ d'en-tête de la requête est trop volumineux.",
@@ -213,7 +224,7 @@ export const problems: ProblemCatalog = {
     type: 'idempotency-key-in-flight',
     title: 'A request with this Idempotency-Key is still in progress.',
     status: 409,
-    extensions: z.object({ retry_after: z.number().int().nonnegative() }),
+    extensions: members<{ retry_after: number }>({ retry_after: nonNegativeInteger }),
     titles: {
       de: 'Eine Anfrage mit diesem Idempotency-Key wird noch bearbeitet.',
       fr: 'Une requête avec cette Idempotency-Key est encore en cours.',
@@ -237,7 +248,7 @@ export const problems: ProblemCatalog = {
     type: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
     title: 'Request quota exceeded.',
     status: 429,
-    extensions: z.object({ 'violated-policies': z.array(z.string()) }),
+    extensions: members<{ 'violated-policies': string[] }>({ 'violated-policies': strings }),
     allowNames: ['violated-policies'],
     titles: { de: 'Anfragekontingent überschritten.', fr: 'Quota de requêtes dépassé.' },
   }),

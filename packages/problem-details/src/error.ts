@@ -7,7 +7,7 @@
 import type { ProblemDetails } from '@api-blocks/core'
 import { ApiBlocksError } from '@api-blocks/core'
 import { problemCode } from './code.ts'
-import { attachTitles, titlesOf } from './titles.ts'
+import { attachTitles, titlesOf } from './internal/titles.ts'
 
 /**
  * Options of {@link ProblemError}: the standard `cause`, and a `code` finer than the problem

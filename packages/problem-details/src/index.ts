@@ -1,6 +1,9 @@
 /**
  * RFC 9457 problem details for HTTP APIs: declare typed problem types, answer them as
- * `application/problem+json` Responses, and parse them as a client.
+ * `application/problem+json` Responses, and parse them as a client. Extension members are
+ * described by any Standard Schema (zod, valibot, ArkType, or one written by hand); no schema
+ * library is needed to use the catalog. Turning a schema's issues into the 422 `validation`
+ * problem is in `@api-blocks/problem-details/validation`.
  *
  * @example
  * ```ts
@@ -23,9 +26,12 @@ export { MAX_ACCEPT_LANGUAGE_LENGTH, negotiateLanguage, parseAcceptLanguage } fr
 export type { ParsedProblem } from './parse.ts'
 export { MAX_PROBLEM_BODY_BYTES, parseProblem, readProblem } from './parse.ts'
 export type { ProblemPointer } from './pointer.ts'
-export { toJsonPointer, zodIssuesToPointers } from './pointer.ts'
+export { toJsonPointer } from './pointer.ts'
 export type {
   CreateArgs,
+  ExtensionsOf,
+  ExtensionsSchema,
+  ParsedExtensionsOf,
   Problem,
   ProblemInit,
   ProblemOccurrence,
@@ -46,3 +52,4 @@ export {
   serializeProblem,
   toProblemResponse,
 } from './response.ts'
+export type { StandardSchemaV1, StandardTypedV1 } from './standard-schema.ts'

@@ -6,7 +6,14 @@
  * @module
  */
 
-/** The longest Accept-Language value considered; longer values are treated as absent. */
+/**
+ * The longest Accept-Language value considered; longer values are treated as absent.
+ *
+ * @example
+ * ```ts
+ * parseAcceptLanguage('x'.repeat(MAX_ACCEPT_LANGUAGE_LENGTH + 1)) // []
+ * ```
+ */
 export const MAX_ACCEPT_LANGUAGE_LENGTH = 1024
 /** The most language ranges read from one Accept-Language value. */
 const MAX_RANGES = 32
@@ -16,7 +23,14 @@ const LANGUAGE_RANGE = /^(?:\*|[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*)$/
 // RFC 9110 §12.4.2: weight = OWS ";" OWS "q=" qvalue
 const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/
 
-/** One language range of an Accept-Language header with its weight. */
+/**
+ * One language range of an Accept-Language header with its weight.
+ *
+ * @example
+ * ```ts
+ * const range: LanguageRange = { range: 'de-ch', q: 0.9 }
+ * ```
+ */
 export interface LanguageRange {
   range: string
   q: number

@@ -5,11 +5,26 @@
  * @module
  */
 import type { ProblemDetails } from '@api-blocks/core'
+import { BodyReadError, readStream } from '@api-blocks/core'
 
-/** The largest problem body {@link readProblem} reads by default, in bytes. */
+/**
+ * The largest problem body {@link readProblem} reads by default, in bytes (64 KiB).
+ *
+ * @example
+ * ```ts
+ * const problem = await readProblem(response, { maxBytes: MAX_PROBLEM_BODY_BYTES / 4 })
+ * ```
+ */
 export const MAX_PROBLEM_BODY_BYTES: number = 64 * 1024
 
-/** A problem as parsed from an untrusted source: `title` and `status` may be missing. */
+/**
+ * A problem as parsed from an untrusted source: `title` and `status` may be missing.
+ *
+ * @example
+ * ```ts
+ * const parsed: ParsedProblem | undefined = parseProblem(JSON.parse(text))
+ * ```
+ */
 export interface ParsedProblem {
   type: string
   title?: string
@@ -86,26 +101,15 @@ export async function readProblem(
   return { ...problem, title: problem.title ?? '', status: response.status }
 }
 
+// The body as strict UTF-8 text; `undefined` when it is larger than `maxBytes` or not UTF-8.
 async function readText(response: Response, maxBytes: number): Promise<string | undefined> {
   if (response.body === null) return ''
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > maxBytes) {
-      await reader.cancel()
-      return undefined
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
+  let bytes: Uint8Array
+  try {
+    bytes = await readStream(response.body, maxBytes)
+  } catch (error) {
+    if (error instanceof BodyReadError && error.code === 'BODY_TOO_LARGE') return undefined
+    throw error
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)

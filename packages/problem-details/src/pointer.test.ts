@@ -1,7 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { z } from 'zod'
-import { toJsonPointer, zodIssuesToPointers } from './pointer.ts'
+import { toJsonPointer } from './pointer.ts'
 
 // RFC 6901 §5: the example document's pointers, as path segments.
 const rfc6901 = [
@@ -33,27 +32,5 @@ describe('toJsonPointer (RFC 6901)', () => {
       }),
       { interruptAfterTimeLimit: 2000 },
     )
-  })
-})
-
-describe('zodIssuesToPointers', () => {
-  const schema = z.object({
-    age: z.number().int().positive(),
-    profile: z.object({ color: z.enum(['green', 'red']) }),
-  })
-
-  test('one entry per issue, pointing at the member', () => {
-    const result = schema.safeParse({ age: -1, profile: { color: 'blue' } })
-    expect(result.success).toBe(false)
-    if (result.success) return
-    const pointers = zodIssuesToPointers(result.error)
-    expect(pointers.map((p) => p.pointer)).toEqual(['/age', '/profile/color'])
-    for (const p of pointers) expect(p.detail.length).toBeGreaterThan(0)
-  })
-
-  test('caps the number of entries', () => {
-    const result = z.array(z.number()).safeParse(Array.from({ length: 500 }, () => 'x'))
-    if (result.success) throw new Error('expected failure')
-    expect(zodIssuesToPointers(result.error, 10)).toHaveLength(10)
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, expectTypeOf, test } from 'vitest'
 import { z } from 'zod'
 import { ProblemError } from './error.ts'
+import type { StandardSchemaV1 } from './index.ts'
 import {
   DEFAULT_PROBLEM_BASE,
   defineProblem,
@@ -14,6 +15,15 @@ const outOfCredit = defineProblem({
   status: 403,
   extensions: z.object({ balance: z.number(), accounts: z.array(z.string()) }),
 })
+
+// A Standard Schema that exposes no `shape`: any object passes.
+const anyMembers: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'test',
+    validate: (value) => ({ value: value as Record<string, unknown> }),
+  },
+}
 
 describe('defineProblem', () => {
   test('create() gives the standard members first, then the typed extensions', () => {
@@ -106,9 +116,74 @@ describe('defineProblem', () => {
     ).toThrow(/shadow/)
   })
 
+  test('SHOULD: a schema without a shape has its extension names checked when an occurrence is created', () => {
+    const opaque = defineProblem({
+      type: 'x',
+      title: 'X',
+      status: 400,
+      extensions: anyMembers,
+    })
+    expect(opaque.create({ balance: 1 })).toMatchObject({ balance: 1 })
+    expect(() => opaque.create({ 'invalid-params': 1 })).toThrow(/naming rule/)
+    expect(() => opaque.create({ title: 'x' } as never)).toThrow(/shadow/)
+    const allowed = defineProblem({
+      type: 'x',
+      title: 'X',
+      status: 400,
+      extensions: anyMembers,
+      allowNames: ['invalid-params'],
+    })
+    expect(allowed.create({ 'invalid-params': 1 })).toMatchObject({ 'invalid-params': 1 })
+  })
+
   test('the status must be an error status', () => {
     expect(() => defineProblem({ type: 'x', title: 'X', status: 200 })).toThrow(RangeError)
     expect(() => defineProblem({ type: 'x', title: 'X', status: 404.5 })).toThrow(RangeError)
+  })
+})
+
+describe('defineProblem with a hand-written Standard Schema', () => {
+  // No library: a `~standard` object whose validate checks one member.
+  const balance: StandardSchemaV1<{ balance: number }> & { shape: { balance: true } } = {
+    shape: { balance: true },
+    '~standard': {
+      version: 1,
+      vendor: 'test',
+      validate: (value) =>
+        typeof (value as { balance?: unknown }).balance === 'number'
+          ? { value: value as { balance: number } }
+          : { issues: [{ message: 'Expected a number', path: ['balance'] }] },
+    },
+  }
+  const lowBalance = defineProblem({ type: 'low', title: 'Low.', status: 403, extensions: balance })
+
+  test('is() validates with ~standard.validate', () => {
+    expect(lowBalance.is(lowBalance.create({ balance: 3 }))).toBe(true)
+    expect(lowBalance.is({ type: 'low', balance: '3' })).toBe(false)
+  })
+
+  test('a schema whose validation answers a Promise is a TypeError at the first is()', () => {
+    const later = defineProblem({
+      type: 'later',
+      title: 'Later.',
+      status: 400,
+      extensions: {
+        '~standard': { version: 1, vendor: 'test', validate: async (value) => ({ value }) },
+      } as StandardSchemaV1<{ count?: number }>,
+    })
+    expect(later.create({ count: 1 })).toMatchObject({ count: 1 })
+    expect(() => later.is({ type: 'later' })).toThrow(TypeError)
+    expect(later.is({ type: 'other' })).toBe(false) // another type is refused before validating
+  })
+
+  test('zod schemas with an async refinement are refused the same way', () => {
+    const asyncZod = defineProblem({
+      type: 'az',
+      title: 'AZ.',
+      status: 400,
+      extensions: z.object({ count: z.number().refine(async (n) => n > 0) }),
+    })
+    expect(() => asyncZod.is({ type: 'az', count: 1 })).toThrow(TypeError)
   })
 })
 

@@ -5,17 +5,31 @@
  * @module
  */
 
-import type { ProblemDetails } from '@api-blocks/core'
+import type { HeadersInitLike, ProblemDetails } from '@api-blocks/core'
 import { isProblemSource } from '@api-blocks/core'
 import { problems } from './catalog.ts'
+import { titlesOf } from './internal/titles.ts'
 import { negotiateLanguage } from './language.ts'
 import { DEFAULT_PROBLEM_BASE, resolveProblemType } from './problem.ts'
-import { titlesOf } from './titles.ts'
 
-/** The media type of RFC 9457 §6.1. */
+/**
+ * The media type of RFC 9457 §6.1.
+ *
+ * @example
+ * ```ts
+ * const isProblem = response.headers.get('content-type') === PROBLEM_MEDIA_TYPE
+ * ```
+ */
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json'
 
-/** Options of {@link toProblemResponse} and {@link serializeProblem}. */
+/**
+ * Options of {@link toProblemResponse} and {@link serializeProblem}.
+ *
+ * @example
+ * ```ts
+ * const options: ProblemResponseOptions = { request, base: 'https://api.example/problems/' }
+ * ```
+ */
 export interface ProblemResponseOptions {
   /** The request being answered: gives `instance` (its path) and the Accept-Language. */
   request?: Request
@@ -31,7 +45,7 @@ export interface ProblemResponseOptions {
   /** The language of the untranslated `title` (default `en`). */
   defaultLanguage?: string
   /** More response headers (Allow, Retry-After, WWW-Authenticate …). */
-  headers?: HeadersInit
+  headers?: HeadersInitLike
 }
 
 /**

@@ -1,4 +1,6 @@
-import { ProblemError } from '@api-blocks/problem-details'
+import { ApiBlocksError, defineBodySlots, handOnParsedJson } from '@api-blocks/core'
+import type { StandardSchemaV1 } from '@api-blocks/problem-details'
+import { errorToProblemResponse, ProblemError } from '@api-blocks/problem-details'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
@@ -7,6 +9,23 @@ import { DEFAULT_MAX_BODY_BYTES, readBody, readJson, readText } from './index.ts
 const url = 'https://api.example/v1/orders'
 const post = (body: BodyInit | null, headers: Record<string, string> = {}) =>
   new Request(url, { method: 'POST', body, headers, duplex: 'half' } as RequestInit)
+
+/**
+ * A Request that holds its body in memory and says so through core's whole-body slot, as
+ * `@api-blocks/node`'s Request does once a middleware or a framework read the body.
+ */
+class HoldingRequest extends Request {
+  readonly held: Uint8Array
+  constructor(text: string) {
+    super(url, { method: 'POST', body: text, headers: { 'content-type': 'application/json' } })
+    this.held = new TextEncoder().encode(text)
+  }
+}
+defineBodySlots(HoldingRequest.prototype, {
+  wholeBody() {
+    return this.bodyUsed ? undefined : this.held
+  },
+})
 
 /** A body stream that counts how many chunks were pulled from it. */
 function countingStream(chunks: number, size: number) {
@@ -38,29 +57,25 @@ describe('readBody', () => {
     expect(new TextDecoder().decode(await readBody(post('hello'), { maxBytes: 5 }))).toBe('hello')
   })
 
-  test('readJson takes the value a middleware parsed (the parsed-JSON slot) while it describes the bytes held', async () => {
-    const JSON_BODY = Symbol.for('api-blocks.json-body')
-    const holding = (text: string, parsed: (bytes: Uint8Array) => unknown) => {
-      const bytes = new TextEncoder().encode(text)
-      const request = post(text, { 'content-type': 'application/json' })
-      Object.defineProperty(request, Symbol.for('api-blocks.whole-body'), { get: () => bytes })
-      ;(request as unknown as Record<symbol, unknown>)[JSON_BODY] = parsed(bytes)
+  test('readJson takes the value a middleware handed on (core handOnParsedJson) while it describes the bytes held', async () => {
+    const holding = (text: string, parsed: (request: HoldingRequest) => [Uint8Array, unknown]) => {
+      const request = new HoldingRequest(text)
+      const [bytes, value] = parsed(request)
+      handOnParsedJson(request, bytes, value)
       return request
     }
     const value = { a: 1 }
-    const fresh = holding('{"a":1}', (bytes) => ({ bytes, value }))
+    const fresh = holding('{"a":1}', (request) => [request.held, value])
     expect(await readJson(fresh, z.unknown())).toBe(value)
-    // Taken once: the slot is cleared.
-    expect((fresh as unknown as Record<symbol, unknown>)[JSON_BODY]).toBeUndefined()
     // Describing other bytes (the body was replaced since): the body is parsed.
-    const stale = holding('{"a":2}', () => ({ bytes: new Uint8Array(7), value }))
+    const stale = holding('{"a":2}', () => [new Uint8Array(7), value])
     expect(await readJson(stale, z.unknown())).toEqual({ a: 2 })
     // The limits still hold, and the schema still runs.
-    const large = holding('{"a":"xxxxxxxxxx"}', (bytes) => ({ bytes, value }))
+    const large = holding('{"a":"xxxxxxxxxx"}', (request) => [request.held, value])
     expect(await problemOf(readJson(large, z.unknown(), { maxBytes: 10 }))).toMatchObject({
       status: 413,
     })
-    const invalid = holding('{"a":"one"}', (bytes) => ({ bytes, value: { a: 'one' } }))
+    const invalid = holding('{"a":"one"}', (request) => [request.held, { a: 'one' }])
     expect(await problemOf(readJson(invalid, z.object({ a: z.number() })))).toMatchObject({
       status: 422,
     })
@@ -70,14 +85,11 @@ describe('readBody', () => {
     expect(await readBody(new Request(url))).toEqual(new Uint8Array(0))
   })
 
-  test('a body the Request holds in memory (whole-body slot) is taken with bytes(), not streamed', async () => {
-    // What @api-blocks/node's Request answers once a middleware or framework read the body.
+  test('a body the Request holds in memory (core whole-body slot) is taken with bytes(), not streamed', async () => {
     const holding = (text: string) => {
-      const bytes = new TextEncoder().encode(text)
-      const request = post(text, { 'content-type': 'application/json' })
+      const request = new HoldingRequest(text)
       let streamed = false
       const body = request.body
-      Object.defineProperty(request, Symbol.for('api-blocks.whole-body'), { get: () => bytes })
       Object.defineProperty(request, 'body', {
         get: () => {
           streamed = true
@@ -134,14 +146,49 @@ describe('readBody', () => {
         }
       },
     })
-    const problem = await problemOf(readBody(post(stream)))
-    expect(problem).toMatchObject({ status: 400 })
+    const error = await readBody(post(stream)).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ProblemError)
+    expect(error).toMatchObject({ status: 400, code: 'BODY_UNREADABLE' })
   })
 
-  test('reading twice is a programming error', async () => {
+  test('a stream failing with an ApiBlocksError keeps it and its status (REQUEST_BODY_CONSUMED is a 500, not a 400)', async () => {
+    // What the node adapter's body stream fails with when Express's or Fastify's parser
+    // consumed the body before the handler.
+    const consumed = new ApiBlocksError(
+      'REQUEST_BODY_CONSUMED',
+      'A body parser consumed the request body before the handler.',
+      { status: 500 },
+    )
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(consumed)
+      },
+    })
+    const request = post(stream, { 'content-type': 'application/json' })
+    const error = await readJson(request, z.unknown()).catch((e: unknown) => e)
+    expect(error).toBe(consumed)
+    expect(errorToProblemResponse(error).status).toBe(500)
+  })
+
+  test('reading twice is a programming error: 500 BODY_ALREADY_READ, the catalog internal problem', async () => {
     const request = post('x')
     await readBody(request)
-    await expect(readBody(request)).rejects.toThrow(TypeError)
+    const error = await readBody(request).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ProblemError)
+    expect(error).toMatchObject({ status: 500, code: 'BODY_ALREADY_READ' })
+    expect((error as ProblemError).problem.type).toBe('internal')
+  })
+
+  test('the failures carry the reader code; the 413 its limit', async () => {
+    const tooLarge = await readBody(post('xx'), { maxBytes: 1 }).catch((e: unknown) => e)
+    expect(tooLarge).toMatchObject({ status: 413, code: 'BODY_TOO_LARGE' })
+    expect((tooLarge as ProblemError).problem).toMatchObject({
+      type: 'payload-too-large',
+      max_bytes: 1,
+    })
+    const malformed = await readBody(post('x', { 'content-length': 'x' })).catch((e: unknown) => e)
+    expect(malformed).toMatchObject({ status: 400, code: 'CONTENT_LENGTH_INVALID' })
+    expect((malformed as ProblemError).problem.type).toBe('bad-request')
   })
 
   test('maxBytes must be a non-negative integer', async () => {
@@ -267,6 +314,28 @@ describe('readJson', () => {
     const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
     const problem = await problemOf(readJson(json(deep), Tree))
     expect([400, 422]).toContain(problem.status)
+  })
+
+  test('takes any Standard Schema: one written by hand, and an asynchronous one', async () => {
+    const positive: StandardSchemaV1<unknown, number> = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: (value) =>
+          typeof value === 'number' && value > 0
+            ? { value }
+            : { issues: [{ message: 'Expected a positive number', path: [{ key: 'n' }] }] },
+      },
+    }
+    expect(await readJson(json('3'), positive)).toBe(3)
+    const problem = await problemOf(readJson(json('-3'), positive))
+    expect(problem).toMatchObject({
+      status: 422,
+      errors: [{ detail: 'Expected a positive number', pointer: '/n' }],
+    })
+    const later = z.object({ sku: z.string().refine(async (sku) => sku !== 'taken') })
+    expect(await readJson(json('{"sku":"a"}'), later)).toEqual({ sku: 'a' })
+    expect((await problemOf(readJson(json('{"sku":"taken"}'), later))).status).toBe(422)
   })
 
   test('property: any bytes give a value or a 400/413/422 problem', async () => {

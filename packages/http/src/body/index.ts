@@ -1,87 +1,98 @@
 /**
- * Reading request bodies with a byte limit. The limit is checked against Content-Length
- * before reading, and again while reading, so a body without Content-Length (chunked, or a
- * stream) stops at the first chunk past the limit. Every failure is a `ProblemError` from the
- * catalog, so it answers as a problem wherever it is caught:
+ * Reading request bodies with a byte limit, on `@api-blocks/core`'s bounded reader
+ * (`readRequestBody`): the limit is checked against Content-Length before reading, and again
+ * while reading, so a body without Content-Length (chunked, or a stream) stops at the first
+ * chunk past the limit. Every failure is a `ProblemError` from the catalog, so it answers as a
+ * problem wherever it is caught; its `code` says what happened:
  *
- * | condition | status | problem |
- * |---|---|---|
- * | Content-Length or the body over `maxBytes` | 413 | `payloadTooLarge` with `max_bytes` |
- * | malformed Content-Length | 400 | `badRequest` |
- * | the client hung up mid-body | 400 | `badRequest` |
- * | `readJson`: Content-Type not JSON | 415 | `unsupportedMediaType` |
- * | `readJson`, `readText`: not UTF-8 | 400 | `badRequest` |
- * | `readJson`: not JSON | 400 | `badRequest` |
- * | `readJson`: schema failed | 422 | `validation` with JSON Pointers |
+ * | condition | status | problem | code |
+ * |---|---|---|---|
+ * | Content-Length or the body over `maxBytes` | 413 | `payloadTooLarge` with `max_bytes` | `BODY_TOO_LARGE` |
+ * | malformed Content-Length | 400 | `badRequest` | `CONTENT_LENGTH_INVALID` |
+ * | the client hung up mid-body | 400 | `badRequest` | `BODY_UNREADABLE` |
+ * | the body was read before (a programming error) | 500 | `internal` | `BODY_ALREADY_READ` |
+ * | `readJson`: Content-Type not JSON | 415 | `unsupportedMediaType` | `UNSUPPORTED_MEDIA_TYPE` |
+ * | `readJson`, `readText`: not UTF-8 | 400 | `badRequest` | `BODY_NOT_UTF8` |
+ * | `readJson`: not JSON | 400 | `badRequest` | `BODY_NOT_JSON` |
+ * | `readJson`: nested too deeply for the schema | 400 | `badRequest` | `BODY_TOO_DEEP` |
+ * | `readJson`: schema failed | 422 | `validation` with JSON Pointers | `VALIDATION_FAILED` |
+ *
+ * A body stream that fails with an `ApiBlocksError` of its own keeps it, and its status: the
+ * node adapter's `REQUEST_BODY_CONSUMED` (a body a framework's parser consumed before the
+ * handler) answers 500, not 400.
  *
  * @module
  */
-import type { ProblemPointer } from '@api-blocks/problem-details'
-import { problems, zodIssuesToPointers } from '@api-blocks/problem-details'
+import { BodyReadError, readRequestBody, takeParsedJson } from '@api-blocks/core'
+import type { ProblemDetails, StandardSchemaV1 } from '@api-blocks/problem-details'
+import { ProblemError, problems } from '@api-blocks/problem-details'
+import { validateOrThrow } from '@api-blocks/problem-details/validation'
 import { matchesMediaType, parseMediaType } from '../negotiate/media-type.ts'
 
 /**
- * The whole-body slot (`Symbol.for('api-blocks.whole-body')`): a Request that holds its body
- * in memory, as `@api-blocks/node`'s does when a middleware or a framework already read it,
- * answers the bytes there without consuming them; `readBody` then takes them with `bytes()`
- * instead of reading a stream. Any other Request is read as a stream.
+ * The default body limit: 1 MiB.
+ *
+ * @example
+ * ```ts
+ * const bytes = await readBody(request, { maxBytes: DEFAULT_MAX_BODY_BYTES / 16 })
+ * ```
  */
-const WHOLE_BODY = Symbol.for('api-blocks.whole-body')
-
-/**
- * The parsed-JSON slot (`Symbol.for('api-blocks.json-body')`): `{ bytes, value }` on a Request
- * whose body a middleware already parsed (the idempotency middleware does, to fingerprint it),
- * `value` being what `JSON.parse` gives for `bytes` decoded as strict UTF-8. {@link readJson}
- * takes that value, once, when `bytes` is the very array the whole-body slot answers (so the
- * body is still those bytes), instead of decoding and parsing them again.
- */
-const JSON_BODY = Symbol.for('api-blocks.json-body')
-
-interface ParsedJson {
-  readonly bytes: unknown
-  readonly value: unknown
-}
-
-/** The value of the parsed-JSON slot, taken (and cleared) if it still describes the body. */
-function takeParsedJson(request: Request): { value: unknown } | undefined {
-  const slots = request as { [WHOLE_BODY]?: unknown; [JSON_BODY]?: ParsedJson | undefined }
-  const parsed = slots[JSON_BODY]
-  if (parsed === undefined) return undefined
-  Reflect.set(slots, JSON_BODY, undefined)
-  const whole = slots[WHOLE_BODY]
-  return parsed.value !== undefined && whole !== undefined && parsed.bytes === whole
-    ? parsed
-    : undefined
-}
-
-/** The default body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576
 
-/** Options of {@link readBody}, {@link readText} and {@link readJson}. */
+/**
+ * Options of {@link readBody}, {@link readText} and {@link readJson}.
+ *
+ * @example
+ * ```ts
+ * const options: ReadBodyOptions = { maxBytes: 64 * 1024 }
+ * ```
+ */
 export interface ReadBodyOptions {
   /** The largest body accepted, in bytes (default {@link DEFAULT_MAX_BODY_BYTES}). */
   maxBytes?: number
 }
 
-function limitOf(options: ReadBodyOptions): number {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BODY_BYTES
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
-    throw new RangeError('maxBytes must be a non-negative safe integer')
-  }
-  return maxBytes
+function fail(problem: ProblemDetails, code: string, cause?: unknown): ProblemError {
+  return new ProblemError(problem, cause === undefined ? { code } : { code, cause })
 }
 
-function tooLarge(maxBytes: number): Error {
-  return problems.payloadTooLarge.error({
-    max_bytes: maxBytes,
-    detail: `The request body is larger than ${maxBytes} bytes.`,
-  })
+// core's failure, as the catalog problem that answers it.
+function problemOf(error: BodyReadError): ProblemError {
+  switch (error.code) {
+    case 'BODY_TOO_LARGE':
+      return fail(
+        problems.payloadTooLarge.create({
+          max_bytes: error.maxBytes,
+          detail: `The request body is larger than ${error.maxBytes} bytes.`,
+        }),
+        error.code,
+        error,
+      )
+    case 'CONTENT_LENGTH_INVALID':
+      // RFC 9112 §6.3 item 5: an invalid Content-Length is an unrecoverable framing error.
+      return fail(
+        problems.badRequest.create({ detail: 'The Content-Length header is malformed.' }),
+        error.code,
+        error,
+      )
+    case 'BODY_UNREADABLE':
+      return fail(
+        problems.badRequest.create({ detail: 'The request body ended before it was complete.' }),
+        error.code,
+        error,
+      )
+    case 'BODY_ALREADY_READ':
+      // Something read the body before: the server's fault, never the client's.
+      return fail(problems.internal.create(), error.code, error)
+  }
 }
 
 /**
  * Reads the whole body as bytes, refusing more than `maxBytes`. A request without a body
- * gives an empty array. Throws `ProblemError` (413 or 400, see the module table); a body
- * that was already read is a programming error (TypeError).
+ * gives an empty array; a body the Request holds in memory (see core's `wholeBodyOf`) is
+ * taken without a stream. Throws a `ProblemError` (413, 400 or 500, see the module table),
+ * or the body stream's own `ApiBlocksError`; a `maxBytes` that is not a non-negative safe
+ * integer is a RangeError.
  *
  * @example
  * ```ts
@@ -92,63 +103,11 @@ export async function readBody(
   request: Request,
   options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
-  const maxBytes = limitOf(options)
-  if (request.bodyUsed) throw new TypeError('readBody(): the request body was already read')
-  const length = request.headers.get('content-length')
-  if (length !== null) {
-    // RFC 9110 §8.6: Content-Length = 1*DIGIT. RFC 9112 §6.3 item 5: an invalid one is an
-    // unrecoverable framing error, answered 400.
-    if (!/^\d+$/.test(length.trim())) {
-      await request.body?.cancel().catch(() => undefined)
-      throw problems.badRequest.error({ detail: 'The Content-Length header is malformed.' })
-    }
-    // RFC 9110 §15.5.14: refuse at once what is announced too large, without reading it.
-    if (Number(length.trim()) > maxBytes) {
-      await request.body?.cancel().catch(() => undefined)
-      throw tooLarge(maxBytes)
-    }
+  try {
+    return await readRequestBody(request, { maxBytes: options.maxBytes ?? DEFAULT_MAX_BODY_BYTES })
+  } catch (error) {
+    throw error instanceof BodyReadError ? problemOf(error) : error
   }
-  // A body the Request holds in memory (see WHOLE_BODY): taken whole, without a stream.
-  const whole: unknown = (request as { [WHOLE_BODY]?: unknown })[WHOLE_BODY]
-  if (whole instanceof Uint8Array) {
-    if (whole.byteLength > maxBytes) {
-      await request.body?.cancel().catch(() => undefined)
-      throw tooLarge(maxBytes)
-    }
-    return await request.bytes()
-  }
-  if (request.body === null) return new Uint8Array(0)
-
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    let step: ReadableStreamReadResult<Uint8Array>
-    try {
-      step = await reader.read()
-    } catch (cause) {
-      throw problems.badRequest.error(
-        { detail: 'The request body ended before it was complete.' },
-        { cause },
-      )
-    }
-    if (step.done) break
-    const chunk = step.value
-    total += chunk.byteLength
-    if (total > maxBytes) {
-      reader.cancel().catch(() => undefined)
-      throw tooLarge(maxBytes)
-    }
-    chunks.push(chunk)
-  }
-  if (chunks.length === 1) return chunks[0]!
-  const bytes = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return bytes
 }
 
 // fatal: invalid UTF-8 is an error, never silently replaced by U+FFFD. One decoder serves every
@@ -159,7 +118,11 @@ function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes)
   } catch (cause) {
-    throw problems.badRequest.error({ detail: 'The request body is not valid UTF-8.' }, { cause })
+    throw fail(
+      problems.badRequest.create({ detail: 'The request body is not valid UTF-8.' }),
+      'BODY_NOT_UTF8',
+      cause,
+    )
   }
 }
 
@@ -175,26 +138,29 @@ export async function readText(request: Request, options: ReadBodyOptions = {}):
   return decodeUtf8(await readBody(request, options))
 }
 
-/** The media types {@link readJson} accepts. */
+/**
+ * The media types {@link readJson} accepts.
+ *
+ * @example
+ * ```ts
+ * const acceptsJson = JSON_MEDIA_TYPES.includes('application/json') // true
+ * ```
+ */
 export const JSON_MEDIA_TYPES: readonly string[] = ['application/json', 'application/*+json']
 
 /**
- * What {@link readJson} needs from a schema: zod's `safeParse`. Any zod schema fits.
- */
-export interface JsonSchema<T> {
-  safeParse(
-    data: unknown,
-  ):
-    | { success: true; data: T }
-    | { success: false; error: Parameters<typeof zodIssuesToPointers>[0] }
-}
-
-/**
- * Reads a JSON body with a byte limit and validates it with a zod schema.
+ * Reads a JSON body with a byte limit and validates it with any Standard Schema
+ * (https://standardschema.dev: zod, valibot, ArkType, or one written by hand), synchronous or
+ * asynchronous; the answer is the schema's output.
  * - 415 when Content-Type is not `application/json` or `application/*+json`, or names a
  *   charset other than UTF-8 (RFC 8259 §8.1: JSON exchanged between systems is UTF-8);
  * - 413 / 400 as {@link readBody}; 400 for invalid UTF-8 or invalid JSON;
- * - 422 `validation` with one `{ detail, pointer }` per schema issue (JSON Pointers).
+ * - 422 `validation` with one `{ detail, pointer }` per schema issue (JSON Pointers, at most
+ *   100), made by `@api-blocks/problem-details/validation`.
+ *
+ * When a middleware already parsed the body and handed the value on (core's
+ * `handOnParsedJson`, as the idempotency middleware does), that value is taken instead of
+ * decoding and parsing the same bytes again; the limit and the schema still apply.
  *
  * @example
  * ```ts
@@ -203,11 +169,11 @@ export interface JsonSchema<T> {
  * const order = await readJson(request, Order, { maxBytes: 16 * 1024 })
  * ```
  */
-export async function readJson<T>(
+export async function readJson<Schema extends StandardSchemaV1>(
   request: Request,
-  schema: JsonSchema<T>,
+  schema: Schema,
   options: ReadBodyOptions = {},
-): Promise<T> {
+): Promise<StandardSchemaV1.InferOutput<Schema>> {
   const contentType = request.headers.get('content-type')
   const charset = parseMediaType(contentType)?.parameters['charset']?.toLowerCase()
   if (
@@ -220,6 +186,7 @@ export async function readJson<T>(
       detail: 'Send the body as application/json (UTF-8).',
     })
   }
+  // Taken before the body is read: the hand-off holds only while the body is still unread.
   const parsed = takeParsedJson(request)
   const bytes = await readBody(request, options)
   let data: unknown
@@ -230,21 +197,22 @@ export async function readJson<T>(
       data = JSON.parse(text)
     } catch (cause) {
       // The parser's message quotes the body; it is not echoed back.
-      throw problems.badRequest.error({ detail: 'The request body is not valid JSON.' }, { cause })
+      throw fail(
+        problems.badRequest.create({ detail: 'The request body is not valid JSON.' }),
+        'BODY_NOT_JSON',
+        cause,
+      )
     }
   }
-  let result: ReturnType<JsonSchema<T>['safeParse']>
   try {
-    result = schema.safeParse(data)
+    return await validateOrThrow(schema, data)
   } catch (cause) {
     // A recursive schema can run out of stack on hostile nesting: that is bad input, not a 500.
     if (!(cause instanceof RangeError)) throw cause
-    throw problems.badRequest.error({ detail: 'The request body is nested too deeply.' }, { cause })
+    throw fail(
+      problems.badRequest.create({ detail: 'The request body is nested too deeply.' }),
+      'BODY_TOO_DEEP',
+      cause,
+    )
   }
-  if (result.success) return result.data
-  const errors: ProblemPointer[] = zodIssuesToPointers(result.error)
-  throw problems.validation.error({
-    errors,
-    detail: `${errors.length} member(s) of the body are not valid.`,
-  })
 }

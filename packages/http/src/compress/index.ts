@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { Middleware } from '../compose.ts'
+import type { Middleware } from '@api-blocks/core'
 import type { CompressOptions, Encoder } from '../internal/compress.ts'
 import { createCompress } from '../internal/compress.ts'
 

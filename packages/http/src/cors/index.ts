@@ -8,18 +8,30 @@
  *
  * @module
  */
-import type { Middleware } from '../compose.ts'
+import type { Middleware } from '@api-blocks/core'
 import { errorResponse } from '../errors.ts'
 import { mergeHeader } from '../headers/index.ts'
 import { withHeaders } from '../internal/response.ts'
 import { isToken } from '../internal/syntax.ts'
 
-/** The longest Origin value considered; a longer one is refused. */
+/**
+ * The longest Origin value considered; a longer one is refused.
+ *
+ * @example
+ * ```ts
+ * const tooLong = (request.headers.get('origin') ?? '').length > MAX_ORIGIN_LENGTH
+ * ```
+ */
 export const MAX_ORIGIN_LENGTH = 1024
 
 /**
  * Request headers always allowed in preflights. None is CORS-safelisted, so a cross-origin
  * client needs them listed (Fetch: `Authorization` is never covered by `*`).
+ *
+ * @example
+ * ```ts
+ * cors({ origin: ['https://app.example'], allowHeaders: [...DEFAULT_ALLOW_HEADERS, 'DPoP'] })
+ * ```
  */
 export const DEFAULT_ALLOW_HEADERS: readonly string[] = [
   'Authorization',
@@ -30,7 +42,14 @@ export const DEFAULT_ALLOW_HEADERS: readonly string[] = [
   'X-Request-Id',
 ]
 
-/** The methods allowed by default. */
+/**
+ * The methods allowed by default.
+ *
+ * @example
+ * ```ts
+ * cors({ origin: ['https://app.example'], methods: DEFAULT_ALLOW_METHODS.filter((m) => m !== 'DELETE') })
+ * ```
+ */
 export const DEFAULT_ALLOW_METHODS: readonly string[] = [
   'GET',
   'HEAD',
@@ -45,6 +64,11 @@ export const DEFAULT_ALLOW_METHODS: readonly string[] = [
  * Cache-Control, Content-Language, Content-Length, Content-Type, Expires, Last-Modified and
  * Pragma; everything the blocks set for clients to read is listed here. Names starting with
  * `ratelimit-` or `x-ratelimit-` are exposed too.
+ *
+ * @example
+ * ```ts
+ * EXPOSABLE_HEADERS.includes('ETag') // true
+ * ```
  */
 export const EXPOSABLE_HEADERS: readonly string[] = [
   'Content-Language',
@@ -71,10 +95,24 @@ export const EXPOSABLE_HEADERS: readonly string[] = [
 
 const EXPOSABLE = new Map(EXPOSABLE_HEADERS.map((name) => [name.toLowerCase(), name]))
 
-/** Which origins may read responses. */
+/**
+ * Which origins may read responses.
+ *
+ * @example
+ * ```ts
+ * const origin: CorsOrigin = (origin) => origin.endsWith('.app.example')
+ * ```
+ */
 export type CorsOrigin = '*' | readonly string[] | ((origin: string, request: Request) => boolean)
 
-/** Options of {@link cors}. */
+/**
+ * Options of {@link cors}.
+ *
+ * @example
+ * ```ts
+ * const options: CorsOptions = { origin: ['https://app.example'], credentials: true, maxAge: 600 }
+ * ```
+ */
 export interface CorsOptions {
   /**
    * `'*'` (any origin, no credentials), a list of serialised origins

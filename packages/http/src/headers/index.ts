@@ -16,7 +16,14 @@ import {
 
 export { withHeaders }
 
-/** The fields the accumulator knows how to merge. */
+/**
+ * The fields the accumulator knows how to merge.
+ *
+ * @example
+ * ```ts
+ * const name: MergedHeaderName = 'vary'
+ * ```
+ */
 export type MergedHeaderName = 'vary' | 'cache-control' | 'access-control-expose-headers'
 
 /** The most list members read from one field value; the rest is ignored. */
@@ -83,7 +90,14 @@ export function mergeExposeHeaders(
   return dedupe([...fieldNames(current), ...fieldNames(additions)]).join(', ')
 }
 
-/** One Cache-Control directive; `name` is lowercase, `value` unquoted. */
+/**
+ * One Cache-Control directive; `name` is lowercase, `value` unquoted.
+ *
+ * @example
+ * ```ts
+ * const directive: CacheDirective = { name: 'max-age', value: '60' }
+ * ```
+ */
 export interface CacheDirective {
   name: string
   value?: string

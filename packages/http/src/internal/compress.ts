@@ -1,13 +1,24 @@
 // The compression middleware, independent of where the encoders come from: the Web build
 // (./index.ts) passes CompressionStream encoders, the Node build (./node.ts) node:zlib ones.
-import type { Middleware } from '../compose.ts'
+import type { Middleware } from '@api-blocks/core'
 import { mergeHeader, parseCacheControl } from '../headers/index.ts'
 import { negotiateEncoding } from '../negotiate/encoding.ts'
 import { parseMediaType } from '../negotiate/media-type.ts'
 import { withHeaders } from './response.ts'
 
-/** Makes one fresh encoding transform per response. */
-export type Encoder = () => ReadableWritablePair<Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>>
+/**
+ * Makes one fresh encoding transform per response: bytes written to `writable` come out
+ * encoded from `readable` (a `CompressionStream` is one).
+ *
+ * @example
+ * ```ts
+ * const gzip: Encoder = () => new CompressionStream('gzip')
+ * ```
+ */
+export type Encoder = () => {
+  readonly readable: ReadableStream<Uint8Array<ArrayBuffer>>
+  readonly writable: WritableStream<Uint8Array<ArrayBuffer>>
+}
 
 /** Options of `compress()`. */
 export interface CompressOptions {

@@ -12,18 +12,38 @@
  *
  * @module
  */
+
+import type { Middleware } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
-import type { Middleware } from '../compose.ts'
 import { problemResponse } from '../errors.ts'
 
-/** The default longest path + query, in characters. */
+/**
+ * The default longest path + query, in characters.
+ *
+ * @example
+ * ```ts
+ * limits({ maxUrlLength: DEFAULT_MAX_URL_LENGTH / 2 })
+ * ```
+ */
 export const DEFAULT_MAX_URL_LENGTH = 8000
-/** The default longest value of one listed header, in characters. */
+/**
+ * The default longest value of one listed header, in characters.
+ *
+ * @example
+ * ```ts
+ * limits({ maxHeaderValueLength: DEFAULT_MAX_HEADER_VALUE_LENGTH * 2 })
+ * ```
+ */
 export const DEFAULT_MAX_HEADER_VALUE_LENGTH = 8192
 
 /**
  * The headers checked by default: the ones the blocks parse. `X-Request-Id` is not listed:
  * an oversized id is replaced by `requestId()`, not refused.
+ *
+ * @example
+ * ```ts
+ * limits({ headers: [...DEFAULT_LIMITED_HEADERS, 'x-api-key'] })
+ * ```
  */
 export const DEFAULT_LIMITED_HEADERS: readonly string[] = [
   'accept',
@@ -41,7 +61,14 @@ export const DEFAULT_LIMITED_HEADERS: readonly string[] = [
   'origin',
 ]
 
-/** Options of {@link limits}. */
+/**
+ * Options of {@link limits}.
+ *
+ * @example
+ * ```ts
+ * const options: LimitsOptions = { maxUrlLength: 4000, headerLimits: { cookie: 16384 } }
+ * ```
+ */
 export interface LimitsOptions {
   /** The longest path + query accepted (default {@link DEFAULT_MAX_URL_LENGTH}). */
   maxUrlLength?: number

@@ -52,12 +52,27 @@ describe('methods()', () => {
     })
   })
 
-  test.each(['FOO', 'patch', 'Patch', 'PROPFIND'])(
-    'unknown or oddly cased method %s → 405',
+  test.each(['FOO', 'PATCH', 'PROPFIND'])('an unknown method %s → 405', async (method) => {
+    const response = await resource(new Request(url, { method }))
+    expect(response.status).toBe(405)
+    expect(response.headers.get('allow')).toBe('GET, HEAD, PUT, DELETE, OPTIONS')
+  })
+
+  // RFC 9110 §9.1: method names are case-sensitive. Fetch normalises the six of its own
+  // (`get`, `put` …) to upper case, but no other: a `Patch` or `purge` request never reaches
+  // the PATCH or PURGE handler. (A lower-case `patch` is left out: undici warns about it.)
+  test.each(['Patch', 'pAtCh', 'purge', 'Purge'])(
+    'an oddly cased method %s MUST NOT match a handler (case-sensitive) → 405',
     async (method) => {
-      const response = await resource(new Request(url, { method }))
+      const patchable = methods({
+        PATCH: async () => new Response(null, { status: 204 }),
+        PURGE: async () => new Response(null, { status: 202 }),
+      })
+      const request = new Request(url, { method })
+      expect(request.method).toBe(method)
+      const response = await patchable(request)
       expect(response.status).toBe(405)
-      expect(response.headers.get('allow')).toBe('GET, HEAD, PUT, DELETE, OPTIONS')
+      expect(response.headers.get('allow')).toBe('OPTIONS, PATCH, PURGE')
     },
   )
 

@@ -4,12 +4,20 @@
  *
  * @module
  */
+
+import type { Handler } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
-import type { Handler } from '../compose.ts'
 import { problemResponse } from '../errors.ts'
 import { isToken } from '../internal/syntax.ts'
 
-/** The handlers of one resource, keyed by method name (case-sensitive: `GET`, not `get`). */
+/**
+ * The handlers of one resource, keyed by method name (case-sensitive: `GET`, not `get`).
+ *
+ * @example
+ * ```ts
+ * const handlers: MethodHandlers = { GET: async () => Response.json([]) }
+ * ```
+ */
 export type MethodHandlers = Readonly<Partial<Record<string, Handler>>>
 
 // RFC 9110 §9.1: method names are case-sensitive; the standardised ones are uppercase.

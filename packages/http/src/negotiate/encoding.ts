@@ -6,12 +6,26 @@
 import { isToken, parseParameters, parseQuality, splitOutsideQuotes } from '../internal/syntax.ts'
 import type { Negotiated } from './types.ts'
 
-/** The longest Accept-Encoding value read; a longer one is treated as absent. */
+/**
+ * The longest Accept-Encoding value read; a longer one is treated as absent.
+ *
+ * @example
+ * ```ts
+ * negotiateEncoding('x'.repeat(MAX_ACCEPT_ENCODING_LENGTH + 1), ['gzip']) // treated as absent: identity
+ * ```
+ */
 export const MAX_ACCEPT_ENCODING_LENGTH = 1024
 /** The most codings read from one Accept-Encoding value. */
 const MAX_CODINGS = 32
 
-/** One coding of an Accept-Encoding value with its weight. Codings are lowercase. */
+/**
+ * One coding of an Accept-Encoding value with its weight. Codings are lowercase.
+ *
+ * @example
+ * ```ts
+ * const coding: CodingRange = { coding: 'gzip', q: 0.8 }
+ * ```
+ */
 export interface CodingRange {
   coding: string
   q: number

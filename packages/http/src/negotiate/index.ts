@@ -6,9 +6,10 @@
  *
  * @module
  */
+
+import type { Middleware } from '@api-blocks/core'
+import { getContext, setContext } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
-import type { Middleware } from '../compose.ts'
-import { getContext, setContext } from '../context.ts'
 import { errorResponse, problemResponse } from '../errors.ts'
 import { mergeResponseHeaders } from '../headers/index.ts'
 import { negotiationKey } from '../internal/keys.ts'
@@ -16,6 +17,7 @@ import { negotiateEncoding } from './encoding.ts'
 import { negotiateContentLanguage } from './language.ts'
 import type { MediaTypeOptions } from './media-type.ts'
 import { matchesMediaType, negotiateMediaType } from './media-type.ts'
+import type { Negotiation } from './types.ts'
 
 export type { CodingRange } from './encoding.ts'
 export { MAX_ACCEPT_ENCODING_LENGTH, negotiateEncoding, parseAcceptEncoding } from './encoding.ts'
@@ -31,9 +33,16 @@ export {
   parseMediaType,
   weighMediaType,
 } from './media-type.ts'
-export type { Negotiated } from './types.ts'
+export type { Negotiated, Negotiation } from './types.ts'
 
-/** What the server can offer, each list in its order of preference. */
+/**
+ * What the server can offer, each list in its order of preference.
+ *
+ * @example
+ * ```ts
+ * const offers: NegotiationOffers = { types: ['application/json', 'text/csv'], languages: ['en', 'de'] }
+ * ```
+ */
 export interface NegotiationOffers extends MediaTypeOptions {
   /** Media types, e.g. `['application/json', 'text/csv']`. */
   types?: readonly string[]
@@ -43,18 +52,6 @@ export interface NegotiationOffers extends MediaTypeOptions {
   defaultLanguage?: string
   /** Content codings, e.g. `['br', 'gzip']` (`identity` is always available). */
   encodings?: readonly string[]
-}
-
-/** The result of {@link negotiate}: one choice per dimension offered. */
-export interface Negotiation {
-  /** The media type, or `undefined` when none is acceptable (or none was offered). */
-  type: string | undefined
-  /** The language: the best match, else the default language. */
-  language: string | undefined
-  /** The content coding, or `undefined` when none is acceptable (or none was offered). */
-  encoding: string | undefined
-  /** Every request field consulted, to merge into `Vary`. */
-  vary: string[]
 }
 
 /**
@@ -112,7 +109,14 @@ export function negotiatedOf(request: Request): Negotiation | undefined {
   return getContext(request, negotiationKey)
 }
 
-/** Options of {@link negotiation}. */
+/**
+ * Options of {@link negotiation}.
+ *
+ * @example
+ * ```ts
+ * const options: NegotiationOptions = { types: ['application/json'], notAcceptable: true }
+ * ```
+ */
 export interface NegotiationOptions extends NegotiationOffers {
   /**
    * Answer 406 (`problems.notAcceptable`, listing the offered types) when `types` are offered

@@ -9,14 +9,42 @@
 import { isToken, parseParameters, parseQuality, splitOutsideQuotes } from '../internal/syntax.ts'
 import type { Negotiated } from './types.ts'
 
-/** The longest Accept value read; a longer one is treated as absent. */
+/**
+ * The longest Accept value read; a longer one is treated as absent.
+ *
+ * @example
+ * ```ts
+ * negotiateMediaType('x'.repeat(MAX_ACCEPT_LENGTH + 1), ['application/json']) // treated as absent
+ * ```
+ */
 export const MAX_ACCEPT_LENGTH = 4096
-/** The most media ranges read from one Accept value. */
+/**
+ * The most media ranges read from one Accept value.
+ *
+ * @example
+ * ```ts
+ * parseAccept(Array(100).fill('text/html').join(',')).length <= MAX_ACCEPT_MEMBERS // true
+ * ```
+ */
 export const MAX_ACCEPT_MEMBERS = 64
-/** The longest Content-Type value read; a longer one is treated as absent. */
+/**
+ * The longest Content-Type value read; a longer one is treated as absent.
+ *
+ * @example
+ * ```ts
+ * parseMediaType('x'.repeat(MAX_CONTENT_TYPE_LENGTH + 1)) // undefined
+ * ```
+ */
 export const MAX_CONTENT_TYPE_LENGTH = 1024
 
-/** A parsed media type (RFC 9110 §8.3.1). Type, subtype and parameter names are lowercase. */
+/**
+ * A parsed media type (RFC 9110 §8.3.1). Type, subtype and parameter names are lowercase.
+ *
+ * @example
+ * ```ts
+ * const media: MediaType | undefined = parseMediaType('application/problem+json; charset=utf-8')
+ * ```
+ */
 export interface MediaType {
   type: string
   subtype: string
@@ -25,7 +53,14 @@ export interface MediaType {
   parameters: Record<string, string>
 }
 
-/** One media range of an Accept value with its weight and its position in the header. */
+/**
+ * One media range of an Accept value with its weight and its position in the header.
+ *
+ * @example
+ * ```ts
+ * const ranges: MediaRange[] = parseAccept('text/html, application/json;q=0.9')
+ * ```
+ */
 export interface MediaRange extends MediaType {
   q: number
   index: number
@@ -130,7 +165,14 @@ function offerOf(offer: string): MediaType | undefined {
   return cached(offerCache, offer, parseMediaType)
 }
 
-/** Options of {@link negotiateMediaType} and {@link matchesMediaType}. */
+/**
+ * Options of {@link negotiateMediaType} and {@link matchesMediaType}.
+ *
+ * @example
+ * ```ts
+ * const options: MediaTypeOptions = { matchSuffix: true }
+ * ```
+ */
 export interface MediaTypeOptions {
   /**
    * Match structured syntax suffixes (RFC 6839 §2): a range `application/vnd.x+json`

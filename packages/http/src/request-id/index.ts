@@ -9,20 +9,44 @@
  *
  * @module
  */
-import type { Middleware } from '../compose.ts'
-import { requestIdOf, setContext } from '../context.ts'
-import type { ProblemRenderOptions } from '../errors.ts'
+import type { Middleware } from '@api-blocks/core'
+import { getContext, setContext } from '@api-blocks/core'
 import { errorResponse } from '../errors.ts'
-import type { ErrorBoundary } from '../internal/keys.ts'
+import type { ErrorBoundary, ProblemRenderOptions } from '../internal/keys.ts'
 import { errorBoundaryKey, requestIdKey } from '../internal/keys.ts'
 import { withHeaders } from '../internal/response.ts'
 
-export { requestIdOf }
+/**
+ * The request id that the `requestId()` middleware accepted or generated for this request,
+ * or `undefined` when that middleware is not in front of the caller.
+ *
+ * @example
+ * ```ts
+ * const handler: Handler = async (request) => Response.json({ id: requestIdOf(request) })
+ * ```
+ */
+export function requestIdOf(request: Request): string | undefined {
+  return getContext(request, requestIdKey)
+}
 
-/** The longest inbound request id accepted; a longer one is replaced, never echoed. */
+/**
+ * The longest inbound request id accepted; a longer one is replaced, never echoed.
+ *
+ * @example
+ * ```ts
+ * isValidRequestId('a'.repeat(MAX_REQUEST_ID_LENGTH + 1)) // false
+ * ```
+ */
 export const MAX_REQUEST_ID_LENGTH = 200
 
-/** What an inbound request id may contain: 1 to 200 of `A-Z a-z 0-9 . _ : -`. */
+/**
+ * What an inbound request id may contain: 1 to 200 of `A-Z a-z 0-9 . _ : -`.
+ *
+ * @example
+ * ```ts
+ * REQUEST_ID_PATTERN.test('req-42') // true
+ * ```
+ */
 export const REQUEST_ID_PATTERN: RegExp = /^[A-Za-z0-9._:-]{1,200}$/
 
 /**
@@ -45,7 +69,14 @@ export function isValidRequestId(value: string | null | undefined): value is str
   )
 }
 
-/** Options of {@link requestId}. */
+/**
+ * Options of {@link requestId}.
+ *
+ * @example
+ * ```ts
+ * const options: RequestIdOptions = { trustInbound: false, problem: { instanceFrom: 'request-id' } }
+ * ```
+ */
 export interface RequestIdOptions {
   /** The header read and written (default `x-request-id`). */
   header?: string

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Middleware } from '../compose.ts'
+import type { Middleware } from '@api-blocks/core'
 import { errorResponse } from '../errors.ts'
 import { withHeaders } from '../internal/response.ts'
 
@@ -39,7 +39,14 @@ export function parseDeprecation(value: string | null | undefined): Date | undef
   return Number.isNaN(date.getTime()) ? undefined : date
 }
 
-/** Options of {@link versionDeprecation}. */
+/**
+ * Options of {@link versionDeprecation}.
+ *
+ * @example
+ * ```ts
+ * const options: VersionDeprecationOptions = { prefix: '/v1', deprecation: new Date('2026-01-01T00:00:00Z') }
+ * ```
+ */
 export interface VersionDeprecationOptions {
   /** The path prefix of the version, e.g. `/v1` (matches `/v1` and `/v1/...`, not `/v10`). */
   prefix: string

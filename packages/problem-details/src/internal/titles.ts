@@ -1,8 +1,10 @@
 // Translated titles ride on a problem object under a symbol that is not enumerable, so they
 // never reach the wire (JSON.stringify and spreads skip it) but survive until serialisation.
+// The symbol is this copy's own: with two installed copies of the package, a problem made by
+// one and serialised by the other answers its untranslated title.
 import type { ProblemDetails } from '@api-blocks/core'
 
-const TITLES: unique symbol = Symbol.for('api-blocks.problem-titles') as never
+const TITLES: unique symbol = Symbol('api-blocks.problem-titles') as never
 
 export function attachTitles<T extends object>(
   problem: T,

@@ -1,0 +1,43 @@
+import { describe, expect, test } from 'vitest'
+import { compose } from '../compose.ts'
+import { negotiatedOf, negotiation } from '../negotiate/index.ts'
+import { requestId, requestIdOf } from '../request-id/index.ts'
+
+describe("the package's per-request values (core's context, shared keys)", () => {
+  test('requestIdOf and negotiatedOf are undefined without their middleware', () => {
+    const request = new Request('https://api.example/')
+    expect(requestIdOf(request)).toBeUndefined()
+    expect(negotiatedOf(request)).toBeUndefined()
+  })
+
+  test('a second installed copy of the package reads what the first one stored', async () => {
+    // Loading the modules again under another URL gives distinct module instances, as a
+    // duplicate in node_modules would.
+    const specifier = '../request-id/index.ts?copy'
+    const copy = (await import(
+      /* @vite-ignore */ specifier
+    )) as typeof import('../request-id/index.ts')
+    expect(copy.requestIdOf).not.toBe(requestIdOf)
+    let seen: string | undefined
+    const app = compose(requestId({ generate: () => 'id-1' }))(async (request) => {
+      seen = copy.requestIdOf(request)
+      return new Response()
+    })
+    await app(new Request('https://api.example/'))
+    expect(seen).toBe('id-1')
+  })
+
+  test('values travel with a Request a middleware hands on', async () => {
+    let seen: [string | undefined, string | undefined] = [undefined, undefined]
+    const app = compose(
+      requestId({ generate: () => 'id-2' }),
+      negotiation({ languages: ['en', 'de'] }),
+      async (request, next) => next(new Request(request, { headers: { 'x-copied': '1' } })),
+    )(async (request) => {
+      seen = [requestIdOf(request), negotiatedOf(request)?.language]
+      return new Response()
+    })
+    await app(new Request('https://api.example/', { headers: { 'accept-language': 'de' } }))
+    expect(seen).toEqual(['id-2', 'de'])
+  })
+})
