@@ -1,5 +1,6 @@
 // The reference service: every block composed in front of the /v1/orders resource.
-import type { Handler } from '@api-blocks/http'
+import { clientAddressOf, setClientAddress } from '@api-blocks/core'
+import type { Handler, Middleware } from '@api-blocks/http'
 import {
   compose,
   compress,
@@ -51,7 +52,10 @@ export interface ServiceOptions {
   rateLimitStore?: RateLimitStore
   /** Where Idempotency-Key records live (default: in memory; Redis or PostgreSQL to share them). */
   idempotencyStore?: IdempotencyStore
-  /** The client's IP address, from the adapter (keys the rate limit when there is no principal). */
+  /**
+   * The client's IP address, for an adapter that does not record it itself (keys the rate limit
+   * and the idempotency scope when there is no principal).
+   */
   clientAddress?: (request: Request) => string | undefined
   /**
    * Extra time POST /v1/orders takes, in milliseconds (default 0). A demonstration knob: with
@@ -100,11 +104,22 @@ export function createService(options: ServiceOptions = {}): Handler {
     }),
   })
 
-  // Who the caller is. No principal yet (bearer tokens come with the OAuth issue), and an
-  // unverified API key must not count (a client could send a fresh one with every request to get
-  // a fresh quota): the client IP, with IPv6 masked to /56. Rate limits and idempotency keys are
-  // both scoped by it, so a client cannot replay another address's stored response.
-  // Worked out once per request (the rate limit asks first), kept in the request's context.
+  // Where the caller connects from, for the blocks that key on it (core's clientAddressOf): what
+  // the adapter recorded, else what the `clientAddress` option says. Idempotency keys are
+  // scoped by it (no principal yet: bearer tokens come with the OAuth issue), so a client
+  // cannot replay another address's stored response; a keyed request with no address at all
+  // is refused (500), never put in one scope with every other anonymous client.
+  const recordAddress: Middleware = (request, next) => {
+    if (clientAddressOf(request) === undefined) {
+      const address = options.clientAddress?.(request)
+      if (address !== undefined) setClientAddress(request, address)
+    }
+    return next(request)
+  }
+
+  // Who the caller is, for the rate limit. No principal yet, and an unverified API key must not
+  // count (a client could send a fresh one with every request to get a fresh quota): the client
+  // IP, with IPv6 masked to /56. Worked out once per request, kept in the request's context.
   const clientKey = contextKey<Promise<string>>('client')
   const clientOf = (request: Request): Promise<string> => {
     let client = getContext(request, clientKey)
@@ -138,12 +153,13 @@ export function createService(options: ServiceOptions = {}): Handler {
     limits(),
     compress(),
     negotiation({ types: ['application/json'], notAcceptable: true }),
+    recordAddress,
     limit,
     // SPEC.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
     // first result is kept 24 hours and replayed; another body with the same key is a 409.
+    // Scoped by default: the principal, else the client address.
     idempotency({
       store: options.idempotencyStore ?? new MemoryIdempotencyStore(),
-      scope: clientOf,
       methods: ['POST'],
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.problemBase ? { problemBase: options.problemBase } : {}),
