@@ -371,7 +371,7 @@ describe('first execution and replays', () => {
     expect(runs()).toBe(1)
   })
 
-  test('SPEC.md §4.3 rule 6: the same key with one byte of the body changed → 409 idempotency-key-reused', async () => {
+  test('docs/spec.md §4.3 rule 6: the same key with one byte of the body changed → 409 idempotency-key-reused', async () => {
     const { middleware, handler, runs, events } = setup()
     await (await middleware(post('k1', '{"item":"book","qty":1}'), handler)).text()
     const response = await middleware(post('k1', '{"item":"book","qty":2}'), handler)
