@@ -78,7 +78,7 @@ for (const backend of backends) {
       expect(
         (await store.claim('k', { fingerprint: 'f', owner: 'o', leaseMs: 1000, now: 0 })).state,
       ).toBe('claimed')
-    })
+    }, 30_000) // the first migration on a fresh PGlite compiles PL/pgSQL: seconds on a busy machine
 
     test('a table prefix keeps two sets of tables apart in one schema', async () => {
       const schema = fresh()
