@@ -248,6 +248,8 @@ async function roundTrips() {
   const service = createService({
     idempotencyStore: store,
     rateLimits: [{ name: 'x', quota: 1e9, windowSeconds: 1 }],
+    // The address that scopes the keys (over HTTP, the adapter records the socket's).
+    clientAddress: () => '127.0.0.1',
   })
   const post = (key: string) =>
     service(

@@ -1,6 +1,6 @@
 // The reference service: every block composed in front of the /v1/orders resource.
-import { contextKey, getContext, setContext } from '@api-blocks/core'
-import type { Handler } from '@api-blocks/http'
+import { clientAddressOf, setClientAddress } from '@api-blocks/core'
+import type { Handler, Middleware } from '@api-blocks/http'
 import {
   compose,
   compress,
@@ -50,8 +50,9 @@ export interface ServiceOptions {
   /** Where Idempotency-Key records live (default: in memory; Redis or PostgreSQL to share them). */
   idempotencyStore?: IdempotencyStore
   /**
-   * The client's IP address (keys the rate limit when there is no principal). Default: the
-   * address the adapter recorded (`clientAddressOf` of `@api-blocks/core`).
+   * The client's IP address, for an adapter that does not record it itself (keys the rate limit
+   * and the idempotency scope when there is no principal). Default: the address the adapter
+   * recorded (`clientAddressOf` of `@api-blocks/core`).
    */
   clientAddress?: (request: Request) => string | undefined
   /**
@@ -101,28 +102,29 @@ export function createService(options: ServiceOptions = {}): Handler {
     }),
   })
 
-  // Who the caller is: rateLimitKey's defaults, the principal an authentication layer recorded
-  // (none yet: bearer tokens come with the OAuth issue), else the client address the adapter
-  // recorded, with IPv6 masked to /56. An unverified API key must not count (a client could send
-  // a fresh one with every request to get a fresh quota). Rate limits and idempotency keys are
-  // both scoped by it, so a client cannot replay another address's stored response.
-  // Worked out once per request (the rate limit asks first), kept in the request's context.
-  const clientKey = contextKey<Promise<string>>('client')
-  const keyOptions = options.clientAddress ? { clientIp: options.clientAddress } : {}
-  const clientOf = (request: Request): Promise<string> => {
-    let client = getContext(request, clientKey)
-    if (client === undefined) {
-      client = rateLimitKey(request, keyOptions)
-      setContext(request, clientKey, client)
+  // Where the caller connects from, for the blocks that key on it (core's clientAddressOf): what
+  // the adapter recorded, else what the `clientAddress` option says. Idempotency keys are
+  // scoped by it (no principal yet: bearer tokens come with the OAuth issue), so a client
+  // cannot replay another address's stored response; a keyed request with no address at all
+  // is refused (500), never put in one scope with every other anonymous client.
+  const recordAddress: Middleware = (request, next) => {
+    if (clientAddressOf(request) === undefined) {
+      const address = options.clientAddress?.(request)
+      if (address !== undefined) setClientAddress(request, address)
     }
-    return client
+    return next(request)
   }
+
+  // Who the caller is, for the rate limit: rateLimitKey's defaults, the principal an
+  // authentication layer recorded (none yet), else the client address, IPv6 masked to /56. An
+  // unverified API key must not count (a client could send a fresh one with every request to
+  // get a fresh quota).
   // A store that fails lets requests through (rateLimit's default, fail-open: a shared store that
   // is down should not take the API down) and is reported to the console at most once a minute.
   const limit = rateLimit({
     store: options.rateLimitStore ?? new MemoryRateLimitStore(),
     policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
-    key: clientOf,
+    key: (request) => rateLimitKey(request),
     ...(options.clock ? { clock: options.clock } : {}),
   })
 
@@ -141,12 +143,13 @@ export function createService(options: ServiceOptions = {}): Handler {
     limits(),
     compress(),
     negotiation({ types: ['application/json'], notAcceptable: true }),
+    recordAddress,
     limit,
     // SPEC.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
     // first result is kept 24 hours and replayed; another body with the same key is a 409.
+    // Scoped by default: the principal, else the client address.
     idempotency({
       store: options.idempotencyStore ?? new MemoryIdempotencyStore(),
-      scope: clientOf,
       methods: ['POST'],
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.problemBase ? { problemBase: options.problemBase } : {}),

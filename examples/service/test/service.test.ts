@@ -17,6 +17,8 @@ beforeEach(() => {
     maxBodyBytes: 4096,
     // The conventions below are not about rate limits: a quota no test reaches.
     rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }],
+    // Where the requests come from: what scopes their Idempotency-Keys.
+    clientAddress: () => '192.0.2.1',
   })
 })
 

@@ -4,8 +4,13 @@
  * effect that cannot be repeated, record how far the request got, so that a retry after a
  * crash resumes there instead of repeating it).
  *
+ * The context lives in the per-request context of `@api-blocks/core`, under this package's
+ * own key (shared by duplicate installs of this package).
+ *
  * @module
  */
+import type { ContextKey } from '@api-blocks/core'
+import { getContext, setContext, sharedContextKey } from '@api-blocks/core'
 
 /**
  * The idempotent execution a request belongs to.
@@ -34,22 +39,19 @@ export interface IdempotencyContext {
    * sent). From then on, if this execution fails or crashes, the record is not deleted: it is
    * kept for the retention period, bound to this request's fingerprint, and the next retry
    * of the same request runs with `recoveryPoint` set. Rejects with an `IdempotencyError`:
-   * `lease_lost` (409) when another execution took the key over (stop: it is running now),
-   * `store_unavailable` (503) when the store failed.
+   * `IDEMPOTENCY_LEASE_LOST` (409) when another execution took the key over (stop: it is
+   * running now), `STORE_UNAVAILABLE` (503) when the store failed.
    */
   checkpoint(recoveryPoint: string): Promise<void>
 }
 
-// A symbol-keyed slot on the Request (about 20 ns; a WeakMap entry costs about 450 ns and GC
-// work), with a WeakMap for a Request that cannot take a property.
-const SLOT: unique symbol = Symbol.for('api-blocks.idempotency.context') as never
-type Carrier = Request & { [SLOT]?: IdempotencyContext }
-const sealed = new WeakMap<Request, IdempotencyContext>()
+const CONTEXT: ContextKey<IdempotencyContext> = sharedContextKey('idempotency.context')
 
 /**
  * The idempotent execution of a request the middleware passed to a handler, or `undefined`
- * for a request that did not go through it (no key, a method it does not cover). Keyed by the
- * Request object: pass on the request the handler received, not a copy.
+ * for a request that did not go through it (no key, a method it does not cover). It travels
+ * with the Request object: pass on the request the handler received (a middleware that must
+ * build a new one copies the context over with `copyContext`).
  *
  * @example
  * ```ts
@@ -65,11 +67,10 @@ const sealed = new WeakMap<Request, IdempotencyContext>()
  * ```
  */
 export function idempotencyContext(request: Request): IdempotencyContext | undefined {
-  return (request as Carrier)[SLOT] ?? sealed.get(request)
+  return getContext(request, CONTEXT)
 }
 
-/** Binds a context to the request handed to the handler (internal to the middleware). */
+/** @internal Binds a context to the request handed to the handler (the middleware's side). */
 export function bindIdempotencyContext(request: Request, context: IdempotencyContext): void {
-  if (Object.isExtensible(request)) (request as Carrier)[SLOT] = context
-  else sealed.set(request, context)
+  setContext(request, CONTEXT, context)
 }

@@ -1,8 +1,9 @@
 /**
  * The one error class of @api-blocks/idempotency. Every refusal the middleware answers (a bad
  * or missing key, a reused key, a duplicate in flight, a store that is down, a body too large
- * or unreadable) is an {@link IdempotencyError}: a {@link ProblemError} from the shared catalog
- * with a stable {@link IdempotencyErrorReason} for logs and metrics.
+ * or unreadable) and the one server misconfiguration it refuses to run with (a request it cannot
+ * scope) is an {@link IdempotencyError}: a `ProblemError` from the shared catalog with a stable
+ * {@link IdempotencyErrorCode} for logs and metrics.
  *
  * @module
  */
@@ -10,66 +11,74 @@ import type { ProblemDetails } from '@api-blocks/problem-details'
 import { ProblemError, problems } from '@api-blocks/problem-details'
 
 /**
- * Why a request was refused. Stable: switch on it in logs and metrics. Clients see the problem
- * type and status listed beside each reason.
+ * What went wrong, in the one spelling of every api-blocks code (UPPER_SNAKE_CASE). Stable:
+ * switch on it in logs and metrics. Clients see the problem type and status listed beside
+ * each code.
  *
  * @example
  * ```ts
- * const reason: IdempotencyErrorReason = 'key_invalid'
- * metrics.increment(`idempotency.rejected.${reason}`)
+ * const code: IdempotencyErrorCode = 'IDEMPOTENCY_KEY_INVALID'
+ * metrics.increment(`idempotency.rejected.${code}`)
  * ```
  */
-export type IdempotencyErrorReason =
+export type IdempotencyErrorCode =
   /** 400 `idempotency-key-missing`: the route requires a key and the request has none. */
-  | 'key_missing'
+  | 'IDEMPOTENCY_KEY_MISSING'
   /** 400 `idempotency-key-invalid`: empty, too long, a bad character or a bad sf-string. */
-  | 'key_invalid'
+  | 'IDEMPOTENCY_KEY_INVALID'
   /** 409 (422 in the `ietf` profile) `idempotency-key-reused`: the key was used with another request. */
-  | 'key_reused'
+  | 'IDEMPOTENCY_KEY_REUSED'
   /** 409 `idempotency-key-in-flight`: a request with the key is still running. */
-  | 'in_flight'
-  /** 413 `payload-too-large`: the body is over `maxBodyBytes`. */
-  | 'body_too_large'
-  /** 400 `bad-request`: the body could not be read (the client hung up, a broken stream). */
-  | 'body_unreadable'
-  /** 503 `service-unavailable`: the idempotency store failed; nothing was executed. */
-  | 'store_unavailable'
+  | 'IDEMPOTENCY_KEY_IN_FLIGHT'
   /** 409 `idempotency-key-in-flight`: a checkpoint found that another owner took the key over. */
-  | 'lease_lost'
+  | 'IDEMPOTENCY_LEASE_LOST'
+  /**
+   * 500 `internal`: a keyed request with no principal, no client address and no `scope`
+   * option. A server misconfiguration: the middleware throws it rather than let every
+   * anonymous client share one scope.
+   */
+  | 'IDEMPOTENCY_SCOPE_UNKNOWN'
+  /** 413 `payload-too-large`: the body is over `maxBodyBytes`. */
+  | 'BODY_TOO_LARGE'
+  /** 400 `bad-request`: the body could not be read (the client hung up, a malformed Content-Length). */
+  | 'BODY_UNREADABLE'
+  /** 503 `service-unavailable`: the idempotency store failed; nothing was executed. */
+  | 'STORE_UNAVAILABLE'
 
-const BRAND: unique symbol = Symbol.for('api-blocks.idempotency-error') as never
-
-function problemOf(reason: IdempotencyErrorReason, detail: string, extra: Extra): ProblemDetails {
-  switch (reason) {
-    case 'key_missing':
+function problemOf(code: IdempotencyErrorCode, detail: string, extra: Extra): ProblemDetails {
+  switch (code) {
+    case 'IDEMPOTENCY_KEY_MISSING':
       return problems.idempotencyKeyMissing.create({ detail })
-    case 'key_invalid':
+    case 'IDEMPOTENCY_KEY_INVALID':
       return problems.idempotencyKeyInvalid.create({ detail })
-    case 'key_reused':
+    case 'IDEMPOTENCY_KEY_REUSED':
       return problems.idempotencyKeyReused.create(
         extra.status === undefined ? { detail } : { detail, status: extra.status },
       )
-    case 'in_flight':
-    case 'lease_lost':
+    case 'IDEMPOTENCY_KEY_IN_FLIGHT':
+    case 'IDEMPOTENCY_LEASE_LOST':
       return problems.idempotencyKeyInFlight.create({
         detail,
         retry_after: extra.retryAfter ?? 1,
       })
-    case 'body_too_large':
+    case 'IDEMPOTENCY_SCOPE_UNKNOWN':
+      // A server fault: the client learns nothing of the configuration (the message does).
+      return problems.internal.create()
+    case 'BODY_TOO_LARGE':
       return problems.payloadTooLarge.create({ detail, max_bytes: extra.maxBytes ?? 0 })
-    case 'body_unreadable':
+    case 'BODY_UNREADABLE':
       return problems.badRequest.create({ detail })
-    case 'store_unavailable':
+    case 'STORE_UNAVAILABLE':
       return problems.serviceUnavailable.create({ detail })
   }
 }
 
 interface Extra {
-  /** The status override of `key_reused` (422 in the `ietf` profile). */
+  /** The status override of `IDEMPOTENCY_KEY_REUSED` (422 in the `ietf` profile). */
   status?: number
-  /** Seconds, for `in_flight` and `lease_lost`: the problem's `retry_after` and the header. */
+  /** Seconds, for a duplicate in flight and a lost lease: the problem's `retry_after` and the header. */
   retryAfter?: number
-  /** Bytes, for `body_too_large`. */
+  /** Bytes, for `BODY_TOO_LARGE`. */
   maxBytes?: number
 }
 
@@ -78,61 +87,55 @@ interface Extra {
  *
  * @example
  * ```ts
- * throw new IdempotencyError('in_flight', 'Still running.', { retryAfter: 2 })
+ * throw new IdempotencyError('IDEMPOTENCY_KEY_IN_FLIGHT', 'Still running.', { retryAfter: 2 })
  * ```
  */
 export interface IdempotencyErrorOptions extends ErrorOptions {
-  /** The status of a `key_reused` problem when not the catalog's 409 (the `ietf` profile: 422). */
+  /** The status of an `IDEMPOTENCY_KEY_REUSED` problem when not the catalog's 409 (the `ietf` profile: 422). */
   status?: number
-  /** Seconds a client should wait, for `in_flight` and `lease_lost` (default 1). */
+  /** Seconds a client should wait, for `IDEMPOTENCY_KEY_IN_FLIGHT` and `IDEMPOTENCY_LEASE_LOST` (default 1). */
   retryAfter?: number
-  /** The body limit, for `body_too_large`. */
+  /** The body limit, for `BODY_TOO_LARGE`. */
   maxBytes?: number
 }
 
 /**
- * A refused idempotent request. It is a {@link ProblemError}, so every adapter (and
- * `errorToProblemResponse`) answers it as its problem; `headers` holds the response header
- * fields that go with it (`Retry-After` for a duplicate in flight).
- *
- * `instanceof` works across duplicate installs of this package: the check is a `Symbol.for`
- * brand, as undici does.
+ * A refused idempotent request. It is an `ApiBlocksError` (through `ProblemError`), so every
+ * adapter (and `errorToProblemResponse`) answers it as its problem; `headers` holds the
+ * response header fields that go with it (`Retry-After` for a duplicate in flight).
+ * `instanceof` holds across duplicate installs of this package.
  *
  * @example
  * ```ts
  * try {
  *   parseIdempotencyKey(request.headers.get('idempotency-key') ?? '')
  * } catch (error) {
- *   if (error instanceof IdempotencyError) console.log(error.reason) // 'key_invalid'
+ *   if (error instanceof IdempotencyError) console.log(error.code) // 'IDEMPOTENCY_KEY_INVALID'
  *   throw error
  * }
  * ```
  */
 export class IdempotencyError extends ProblemError {
-  /** Why the request was refused. */
-  readonly reason: IdempotencyErrorReason
-  /** Header fields to send with the problem (`Retry-After` for `in_flight` and `lease_lost`). */
+  static override readonly kind: string = 'idempotency.IdempotencyError'
+  /** What went wrong (see {@link IdempotencyErrorCode}). */
+  declare readonly code: IdempotencyErrorCode
+  /** Header fields to send with the problem (`Retry-After` for a duplicate in flight and a lost lease). */
   readonly headers: Readonly<Record<string, string>>
 
-  constructor(reason: IdempotencyErrorReason, detail: string, options?: IdempotencyErrorOptions) {
+  constructor(code: IdempotencyErrorCode, detail: string, options?: IdempotencyErrorOptions) {
     const extra: Extra = {}
     if (options?.status !== undefined) extra.status = options.status
     if (options?.retryAfter !== undefined) extra.retryAfter = options.retryAfter
     if (options?.maxBytes !== undefined) extra.maxBytes = options.maxBytes
     super(
-      problemOf(reason, detail, extra),
-      options?.cause === undefined ? undefined : { cause: options.cause },
+      problemOf(code, detail, extra),
+      options?.cause === undefined ? { code } : { code, cause: options.cause },
     )
-    this.name = 'IdempotencyError'
-    this.reason = reason
+    // The message says what happened, for logs, even where the problem says nothing (a 500).
+    this.message = detail
     this.headers =
-      reason === 'in_flight' || reason === 'lease_lost'
+      code === 'IDEMPOTENCY_KEY_IN_FLIGHT' || code === 'IDEMPOTENCY_LEASE_LOST'
         ? { 'retry-after': String(extra.retryAfter ?? 1) }
         : {}
-    Object.defineProperty(this, BRAND, { value: true })
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && BRAND in value
   }
 }

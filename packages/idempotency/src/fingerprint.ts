@@ -12,14 +12,16 @@
  * 3. each chosen header field, sorted by name: its lowercased name and its value, or a mark
  *    for "absent" (distinct from an empty value);
  * 4. the body: for a JSON media type (`application/json` or any `+json` type) that parses, its
- *    {@link canonicalJson} text, so member order and whitespace do not matter; otherwise (not
- *    JSON, not UTF-8, too deep, a number JSON cannot write) its raw bytes. A mark says which,
- *    so a raw body never collides with a canonical one.
+ *    canonical JSON text (`parseJsonCanonical` of `@api-blocks/core`), so member order and
+ *    whitespace do not matter; otherwise (not JSON, not UTF-8, too deep, a number JSON cannot
+ *    write) its raw bytes. A mark says which, so a raw body never collides with a canonical
+ *    one.
  *
  * @module
  */
 import { parseJsonCanonical } from '@api-blocks/core'
-import { sha256Frame, sha256FrameBase64url, toHex, utf8 } from './internal/encoding.ts'
+import { sha256, sha256Base64url } from '@api-blocks/core/crypto'
+import { frame, toHex } from './internal/encoding.ts'
 
 /**
  * How a fingerprint is written: lowercase hex (64 characters) or base64url (43 characters).
@@ -94,26 +96,6 @@ export function isJsonMediaType(contentType: string | null | undefined): boolean
   )
 }
 
-/**
- * The canonical form of a body for fingerprinting: `json` with the canonical text when the
- * media type is JSON and the body has a canonical form, `raw` with the bytes otherwise.
- *
- * @example
- * ```ts
- * canonicalBody(new TextEncoder().encode('{ "b": 1, "a": 2 }'), 'application/json')
- * // { kind: 'json', bytes: <the UTF-8 of {"a":2,"b":1}> }
- * ```
- */
-export function canonicalBody(
-  body: Uint8Array,
-  contentType: string | null | undefined,
-): { kind: 'json' | 'raw'; bytes: Uint8Array } {
-  const canonical = canonicalText(body, contentType)
-  return canonical === undefined
-    ? { kind: 'raw', bytes: body }
-    : { kind: 'json', bytes: utf8(canonical) }
-}
-
 // The canonical JSON text of a body, or undefined when it is hashed as raw bytes. The value
 // JSON.parse gave, if any, goes to `parsed`.
 function canonicalText(
@@ -134,7 +116,8 @@ function canonicalText(
 }
 
 /**
- * Computes the SHA-256 fingerprint of a request (Web Crypto, any runtime).
+ * Computes the SHA-256 fingerprint of a request (node:crypto under the `node` export
+ * condition, Web Crypto elsewhere: `@api-blocks/core/crypto`).
  *
  * @example
  * ```ts
@@ -145,24 +128,23 @@ function canonicalText(
  * a === b // true
  * ```
  */
-export async function computeFingerprint(
+export function computeFingerprint(
   input: FingerprintInput,
   options: FingerprintOptions = {},
 ): Promise<string> {
-  return fingerprintOf(input, options)
+  return fingerprintOf(input, options.encoding ?? 'base64url')
 }
 
 /**
- * @internal {@link computeFingerprint} without the promise where the hash answers in place
- * (node:crypto, base64url): the middleware awaits only what is really asynchronous. A JSON
- * body's parsed value goes to `parsed` (the body bytes decoded as strict UTF-8, a leading BOM
- * kept, so such a body is not JSON here), for the middleware to hand on to `readJson`.
+ * @internal {@link computeFingerprint}, and the value `JSON.parse` gave for a JSON body goes
+ * to `parsed` (the body bytes decoded as strict UTF-8, a leading BOM kept, so such a body is
+ * not JSON here), for the middleware to hand on to `readJson`.
  */
 export function fingerprintOf(
   input: FingerprintInput,
-  options: FingerprintOptions = {},
+  encoding: FingerprintEncoding,
   parsed?: { value?: unknown },
-): string | Promise<string> {
+): Promise<string> {
   const parts: (string | Uint8Array)[] = [VERSION, input.method.toUpperCase(), input.route]
   const chosen = input.headers ?? []
   if (chosen.length === 0) parts.push('0')
@@ -176,5 +158,7 @@ export function fingerprintOf(
   const canonical = canonicalText(input.body, input.contentType, parsed)
   if (canonical === undefined) parts.push('raw', input.body)
   else parts.push('json', canonical)
-  return options.encoding === 'hex' ? sha256Frame(parts).then(toHex) : sha256FrameBase64url(parts)
+  // A JSON body frames as text (hashed without being encoded first); a raw one as bytes.
+  const framed = frame(parts)
+  return encoding === 'hex' ? sha256(framed).then(toHex) : sha256Base64url(framed)
 }

@@ -1,8 +1,9 @@
 /**
- * Idempotency-Key for HTTP APIs (draft-ietf-httpapi-idempotency-key-header, SPEC.md §4.3
+ * Idempotency-Key for HTTP APIs (draft-ietf-httpapi-idempotency-key-header, docs/spec.md §4.3
  * rule 6): one state machine with leases and recovery points, canonical request
  * fingerprints, keys scoped by principal, byte-exact replays, over a small atomic store
- * interface. Web standards only: runs on any Fetch runtime.
+ * interface whose every operation returns a Promise. Web standards only: runs on any Fetch
+ * runtime.
  *
  * @example
  * ```ts
@@ -16,10 +17,10 @@
 
 export type { IdempotencyContext } from './context.ts'
 export { idempotencyContext } from './context.ts'
-export type { IdempotencyErrorOptions, IdempotencyErrorReason } from './error.ts'
+export type { IdempotencyErrorCode, IdempotencyErrorOptions } from './error.ts'
 export { IdempotencyError } from './error.ts'
 export type { FingerprintEncoding, FingerprintInput, FingerprintOptions } from './fingerprint.ts'
-export { canonicalBody, computeFingerprint, isJsonMediaType } from './fingerprint.ts'
+export { computeFingerprint, isJsonMediaType } from './fingerprint.ts'
 export {
   formatIdempotencyKey,
   MAX_IDEMPOTENCY_KEY_FIELD_LENGTH,
@@ -28,7 +29,6 @@ export {
 } from './key.ts'
 export type { MemoryIdempotencyStoreOptions } from './memory-store.ts'
 export { MemoryIdempotencyStore } from './memory-store.ts'
-export type { IdempotencyMiddleware } from './middleware.ts'
 export { idempotency } from './middleware.ts'
 export type { IdempotencyEvent, IdempotencyOptions, IdempotencyProfile } from './options.ts'
 export { DEFAULT_STORED_ERROR_STATUSES, defaultStorePolicy } from './options.ts'
@@ -47,4 +47,5 @@ export type {
   StoredResponse,
 } from './store.ts'
 export { deriveStoreKey } from './store-key.ts'
+export type { StoredResponseCodecOptions } from './stored-response.ts'
 export { decodeStoredResponse, encodeStoredResponse } from './stored-response.ts'

@@ -20,12 +20,12 @@ const printable = fc.string({
   maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
 })
 
-function reasonOf(value: string): string | undefined {
+function codeOf(value: string): string | undefined {
   try {
     parseIdempotencyKey(value)
     return undefined
   } catch (error) {
-    return error instanceof IdempotencyError ? error.reason : 'not an IdempotencyError'
+    return error instanceof IdempotencyError ? error.code : 'not an IdempotencyError'
   }
 }
 
@@ -58,7 +58,7 @@ describe('parseIdempotencyKey: the two forms', () => {
   })
 })
 
-describe('parseIdempotencyKey: refusals are key_invalid (400)', () => {
+describe('parseIdempotencyKey: refusals are IDEMPOTENCY_KEY_INVALID (400)', () => {
   test.each([
     ['empty', ''],
     ['only spaces', '   '],
@@ -81,7 +81,7 @@ describe('parseIdempotencyKey: refusals are key_invalid (400)', () => {
     ['two bare keys', 'a, b'],
     ['a quote inside a bare key', 'ab"c'],
   ])('%s', (_, value) => {
-    expect(reasonOf(value)).toBe('key_invalid')
+    expect(codeOf(value)).toBe('IDEMPOTENCY_KEY_INVALID')
   })
 
   test('the problem is 400 idempotency-key-invalid and never echoes the key', () => {
@@ -102,7 +102,7 @@ describe('parseIdempotencyKey: properties', () => {
   test('never throws anything but IdempotencyError, for any string', () => {
     fc.assert(
       fc.property(fieldValue, (value) => {
-        expect(reasonOf(value)).not.toBe('not an IdempotencyError')
+        expect(codeOf(value)).not.toBe('not an IdempotencyError')
       }),
       budget,
     )
@@ -111,7 +111,7 @@ describe('parseIdempotencyKey: properties', () => {
   test('what it accepts is 1 to 255 characters of printable ASCII', () => {
     fc.assert(
       fc.property(fieldValue, (value) => {
-        if (reasonOf(value) !== undefined) return
+        if (codeOf(value) !== undefined) return
         const key = parseIdempotencyKey(value)
         expect(key.length).toBeGreaterThanOrEqual(1)
         expect(key.length).toBeLessThanOrEqual(255)

@@ -9,7 +9,7 @@
  * Both are accepted and give the same key: `"abc"` and `abc` are one key. After unquoting, a
  * key is 1 to {@link MAX_IDEMPOTENCY_KEY_LENGTH} characters of printable ASCII (%x20-7E).
  * The draft's security section asks servers to validate the key's format; everything else is
- * refused with `key_invalid` (400), without echoing the key back.
+ * refused with `IDEMPOTENCY_KEY_INVALID` (400), without echoing the key back.
  *
  * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/
  * @see https://www.rfc-editor.org/rfc/rfc8941#section-4.2.5 (RFC 9651 keeps the same rules)
@@ -23,7 +23,7 @@ import { IdempotencyError } from './error.ts'
  * @example
  * ```ts
  * parseIdempotencyKey('k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH)) // accepted
- * parseIdempotencyKey('k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH + 1)) // throws key_invalid
+ * parseIdempotencyKey('k'.repeat(MAX_IDEMPOTENCY_KEY_LENGTH + 1)) // throws IDEMPOTENCY_KEY_INVALID
  * ```
  */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
@@ -40,7 +40,7 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
 export const MAX_IDEMPOTENCY_KEY_FIELD_LENGTH: number = 2 * MAX_IDEMPOTENCY_KEY_LENGTH + 2
 
 const invalid = (detail: string): IdempotencyError =>
-  new IdempotencyError('key_invalid', `The Idempotency-Key ${detail}.`)
+  new IdempotencyError('IDEMPOTENCY_KEY_INVALID', `The Idempotency-Key ${detail}.`)
 
 // RFC 8941 §3.3.3: sf-string characters are %x20-21 / %x23-5B / %x5D-7E, plus the escapes.
 const isPrintable = (code: number): boolean => code >= 0x20 && code <= 0x7e
@@ -55,15 +55,15 @@ const isPrintable = (code: number): boolean => code >= 0x20 && code <= 0x7e
  * ignored (RFC 9110 §5.5). Structured Field parameters (`"abc";x=1`) are not accepted: the
  * draft defines none.
  *
- * @throws {IdempotencyError} with reason `key_invalid` when the value is empty, longer than
- *   {@link MAX_IDEMPOTENCY_KEY_LENGTH} characters once unquoted, holds a character outside
- *   printable ASCII, or is a malformed sf-string.
+ * @throws {IdempotencyError} with code `IDEMPOTENCY_KEY_INVALID` when the value is empty,
+ *   longer than {@link MAX_IDEMPOTENCY_KEY_LENGTH} characters once unquoted, holds a character
+ *   outside printable ASCII, or is a malformed sf-string.
  *
  * @example
  * ```ts
  * parseIdempotencyKey('"8e03978e-40d5-43e8"') // '8e03978e-40d5-43e8'
  * parseIdempotencyKey('8e03978e-40d5-43e8') // '8e03978e-40d5-43e8'
- * parseIdempotencyKey('') // throws IdempotencyError (key_invalid)
+ * parseIdempotencyKey('') // throws IdempotencyError (IDEMPOTENCY_KEY_INVALID)
  * ```
  */
 export function parseIdempotencyKey(fieldValue: string): string {

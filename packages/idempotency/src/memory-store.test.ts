@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { BLOCK_BYTES, MIN_BYTES_FOR_BLOCKS, SHARED_MAX } from './internal/body-blocks.ts'
 import { MemoryIdempotencyStore } from './memory-store.ts'
 import type { StoredResponse } from './store.ts'
 import { runIdempotencyStoreConformance } from './testing/index.ts'
@@ -189,7 +190,7 @@ describe('MemoryIdempotencyStore bodies', () => {
 })
 
 describe('MemoryIdempotencyStore expiry bound', () => {
-  test('random claims, completions and time: an eviction never leaves an expired record behind', () => {
+  test('random claims, completions and time: an eviction never leaves an expired record behind', async () => {
     // Mostly claims, often at capacity; short leases, completions kept longer, time moving.
     const step = fc.oneof(
       {
@@ -215,11 +216,13 @@ describe('MemoryIdempotencyStore expiry bound', () => {
         }),
       },
     )
-    fc.assert(
-      fc.property(
+    let claims = 0
+    let evictions = 0
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(step, { minLength: 100, maxLength: 600 }),
         fc.integer({ min: 8, max: 64 }),
-        (steps, max) => {
+        async (steps, max) => {
           const evicted: string[] = []
           const store = new MemoryIdempotencyStore({
             maxRecords: max,
@@ -234,24 +237,16 @@ describe('MemoryIdempotencyStore expiry bound', () => {
             else if (action.kind === 'claim') {
               const key = `k${next++}`
               const before = evicted.length
-              let answer: unknown
-              try {
-                answer = store.claim(key, {
-                  fingerprint: 'f',
-                  owner: 'o',
-                  leaseMs: action.leaseMs,
-                  now,
-                })
-              } catch (error) {
-                answer = error
-              }
-              if (answer instanceof Promise) {
-                answer.catch(() => undefined)
-                continue // full of live claims: nothing changed
-              }
+              const answer = await store
+                .claim(key, { fingerprint: 'f', owner: 'o', leaseMs: action.leaseMs, now })
+                .catch((error: unknown) => error)
+              if (answer instanceof RangeError) continue // full of live claims: nothing changed
+              expect(answer).toEqual({ state: 'claimed' })
+              claims++
               ends.set(key, { end: now + action.leaseMs, claimed: true })
               for (const key of evicted.slice(before)) ends.delete(key)
               if (evicted.length > before) {
+                evictions++
                 // Completed records were evicted only once every expired one was gone.
                 for (const [key, record] of ends) {
                   if (record.end <= now) ends.delete(key)
@@ -263,7 +258,7 @@ describe('MemoryIdempotencyStore expiry bound', () => {
               const chosen = live[action.pick % Math.max(1, live.length)]
               if (chosen === undefined) continue
               const [key] = chosen
-              const done = store.complete(key, 'o', {
+              const done = await store.complete(key, 'o', {
                 response: { status: 200, headers: [], body: new Uint8Array([1]) },
                 retentionMs: action.retentionMs,
                 now,
@@ -276,5 +271,107 @@ describe('MemoryIdempotencyStore expiry bound', () => {
       ),
       { numRuns: 200 },
     )
+    // The property ran on claims that were taken and evictions that happened.
+    expect(claims).toBeGreaterThan(1000)
+    expect(evictions).toBeGreaterThan(10)
+  })
+})
+
+describe('MemoryIdempotencyStore maxBytes is a true bound', () => {
+  const claimed = { fingerprint: 'f', owner: 'o', leaseMs: 1000 }
+
+  test('a body in a shared block counts the whole block; a larger one its own bytes', async () => {
+    const store = new MemoryIdempotencyStore()
+    await store.claim('small', { ...claimed, now: 0 })
+    await store.complete('small', 'o', {
+      response: { status: 200, headers: [['x', 'yz']], body: new Uint8Array(10) },
+      retentionMs: 60_000,
+      now: 0,
+    })
+    expect(store.bytes).toBe(BLOCK_BYTES + 3)
+    // A second small body goes into the same block: nothing more held but its header text.
+    await store.claim('small-2', { ...claimed, now: 0 })
+    await store.complete('small-2', 'o', { response: response(10), retentionMs: 60_000, now: 0 })
+    expect(store.bytes).toBe(BLOCK_BYTES + 3)
+    await store.claim('large', { ...claimed, now: 0 })
+    await store.complete('large', 'o', {
+      response: response(SHARED_MAX + 1),
+      retentionMs: 60_000,
+      now: 0,
+    })
+    expect(store.bytes).toBe(BLOCK_BYTES + 3 + SHARED_MAX + 1)
+  })
+
+  test('long-lived records each pinning a block among short-lived ones: the blocks they keep stay within maxBytes', async () => {
+    // The pattern that made shared blocks exceed maxBytes when only bodies' own bytes counted:
+    // each block gets one long-lived 1-byte body, then short-lived bodies that fill it and
+    // expire. Every long-lived record then keeps a whole block for one byte.
+    const maxBytes = MIN_BYTES_FOR_BLOCKS
+    const evicted: string[] = []
+    const store = new MemoryIdempotencyStore({
+      maxBytes,
+      maxRecords: 100_000,
+      onEvict: (key) => evicted.push(key),
+    })
+    const fillers = [SHARED_MAX, SHARED_MAX, SHARED_MAX, BLOCK_BYTES - 1 - 3 * SHARED_MAX]
+    let now = 0
+    let next = 0
+    const complete = async (key: string, bytes: number, retentionMs: number) => {
+      await store.claim(key, { ...claimed, now })
+      expect(await store.complete(key, 'o', { response: response(bytes), retentionMs, now })).toBe(
+        true,
+      )
+    }
+    const rounds = 1000
+    for (let round = 0; round < rounds; round++) {
+      await complete(`long-${round}`, 1, 24 * 60 * 60 * 1000)
+      for (const bytes of fillers) await complete(`short-${next++}`, bytes, 1)
+      now += 2 // the fillers expire
+      expect(store.bytes).toBeLessThanOrEqual(maxBytes)
+    }
+    // Each long-lived record still held pins a block of its own: at most maxBytes of them.
+    let held = 0
+    for (let round = 0; round < rounds; round++) {
+      const result = await store.claim(`long-${round}`, { ...claimed, owner: 'p', now })
+      if (result.state === 'completed') held++
+    }
+    expect(held).toBeGreaterThan(0)
+    expect(held * BLOCK_BYTES).toBeLessThanOrEqual(maxBytes)
+    // The others were evicted, oldest first, and reported.
+    expect(evicted.filter((key) => key.startsWith('long-'))[0]).toBe('long-0')
+  })
+
+  test('with a maxBytes below 64 blocks every body has a buffer of its own, counted by its length', async () => {
+    const store = new MemoryIdempotencyStore({ maxBytes: MIN_BYTES_FOR_BLOCKS - 1 })
+    for (let index = 0; index < 10; index++) {
+      await store.claim(`k${index}`, { ...claimed, now: 0 })
+      await store.complete(`k${index}`, 'o', {
+        response: response(10),
+        retentionMs: 60_000,
+        now: 0,
+      })
+    }
+    expect(store.bytes).toBe(100)
+  })
+
+  test('every operation answers a promise; a failure is a rejection, never a throw', async () => {
+    const store = new MemoryIdempotencyStore({ maxRecords: 1, maxBytes: 100 })
+    const claim = store.claim('a', { ...claimed, now: 0 })
+    expect(claim).toBeInstanceOf(Promise)
+    await claim
+    const full = store.claim('b', { ...claimed, now: 0 })
+    expect(full).toBeInstanceOf(Promise)
+    await expect(full).rejects.toThrow(/full/)
+    const over = store.complete('a', 'o', {
+      response: response(101),
+      retentionMs: 1,
+      now: 0,
+    })
+    expect(over).toBeInstanceOf(Promise)
+    await expect(over).rejects.toThrow(/maxBytes/)
+    expect(
+      store.checkpoint('a', 'o', { recoveryPoint: 'p', retentionMs: 1, now: 0 }),
+    ).toBeInstanceOf(Promise)
+    expect(store.release('a', 'o')).toBeInstanceOf(Promise)
   })
 })

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import type { BodyHolder } from './internal/body-blocks.ts'
+import { BodyBlocks } from './internal/body-blocks.ts'
 import type {
   IdempotencyCheckpoint,
   IdempotencyClaim,
@@ -27,8 +29,9 @@ export interface MemoryIdempotencyStoreOptions {
   /** The most records held at once (default 10,000). */
   maxRecords?: number
   /**
-   * The most bytes of stored responses held at once, bodies and header fields counted
-   * (default 64 MiB).
+   * The most bytes of stored responses held at once (default 64 MiB): the memory the bodies
+   * hold (a shared block counts whole, see the class description) plus the header fields' text.
+   * A true bound: a response that does not fit once completed records are evicted is refused.
    */
   maxBytes?: number
   /**
@@ -42,7 +45,7 @@ export interface MemoryIdempotencyStoreOptions {
 // One flat object per record, the stored response's parts inline: a record lives through
 // several young-generation collections before it is promoted, and every object in it is
 // copied each time.
-interface Entry {
+interface Entry extends BodyHolder {
   state: 'claimed' | 'completed'
   fingerprint: string
   owner: string
@@ -53,20 +56,12 @@ interface Entry {
   status: number
   /** The stored header fields, flat: name, value, name, value … */
   headers: readonly string[]
-  body: Uint8Array | undefined
-  bytes: number
+  /** The header fields' text, in characters: what they count for in `maxBytes`. */
+  headerBytes: number
 }
 
 const SWEEP_STEPS = 2
-
-/**
- * Stored bodies up to {@link SHARED_MAX} bytes are copied into shared blocks of
- * {@link BLOCK_BYTES}, as Node's Buffer pool does: an ArrayBuffer of its own per record costs
- * several times the copy in allocation and garbage collection. A block is freed with the last
- * record in it; records are dropped in about the order they were written, so blocks go whole.
- */
-const BLOCK_BYTES = 8192
-const SHARED_MAX = 2048
+const NO_HEADERS: readonly string[] = []
 
 /** When an entry becomes logically absent (see the contract of `IdempotencyStore`). */
 function endOf(entry: Entry): number {
@@ -86,8 +81,8 @@ function responseOf(entry: Entry): StoredResponse {
 
 /**
  * An in-memory {@link IdempotencyStore}. Atomic because each operation runs synchronously to
- * completion on the one JavaScript thread, and it answers synchronously (a failure is a
- * rejected promise, as from any store).
+ * completion on the one JavaScript thread; every operation answers a promise, as the contract
+ * asks (already settled: a failure is a rejected promise, never a throw).
  *
  * Memory stays bounded:
  * - **Expiry**: a record past its logical end (a claim whose lease ended, a completed record
@@ -98,11 +93,12 @@ function responseOf(entry: Entry): StoredResponse {
  *   (in the order they were claimed), until a sixteenth of the capacity is free, so the pass
  *   is paid once per many inserts. Live claims and resumable records are never evicted; when
  *   only they remain, `claim` rejects, which the middleware answers with 503 (fail closed).
- * - **Bodies**: a stored body of up to 2 KiB is copied into a shared 8 KiB block (as Node's
- *   Buffer pool does), which is freed with the last record in it. `maxBytes` counts the
- *   bodies' own bytes: a block kept by one long-lived record among short-lived ones holds up
- *   to 8 KiB more (records of one retention leave in the order they came, and blocks with
- *   them).
+ * - **Bodies**: with `maxBytes` of 512 KiB or more, a stored body of up to 2 KiB is copied into
+ *   a shared 8 KiB block (as Node's Buffer pool does), freed with the last record in it; larger
+ *   bodies, and every body under a smaller `maxBytes`, get a buffer of their own. `maxBytes`
+ *   counts a block whole for as long as any record holds a slice of it, so it bounds the memory
+ *   really held (one long-lived record among short-lived ones keeps, and is counted for, its
+ *   whole block). Replays always get a buffer of their own.
  *
  * @example
  * ```ts
@@ -115,10 +111,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #maxRecords: number
   readonly #maxBytes: number
   readonly #onEvict: ((key: string) => void) | undefined
-  #bytes = 0
+  readonly #bodies: BodyBlocks
+  /** The header fields' text held, in characters (the bodies count in #bodies). */
+  #headerBytes = 0
   #cursor: MapIterator<[string, Entry]> | undefined
-  #block = new Uint8Array(0)
-  #blockUsed = 0
   // No record ends before #nextEnd (a lower bound, kept by #noteEnd on every write): until
   // then nothing can have expired, and the sweep and the scan for expired records are skipped.
   // A full pass over the records raises it to the earliest end it saw.
@@ -137,6 +133,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     }
     this.#maxRecords = maxRecords
     this.#maxBytes = maxBytes
+    this.#bodies = new BodyBlocks(maxBytes)
     this.#onEvict = options.onEvict
   }
 
@@ -145,18 +142,18 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return this.#entries.size
   }
 
-  /** How many bytes of stored responses are held. */
+  /**
+   * How many bytes the stored responses hold, as `maxBytes` counts them: the bodies' memory
+   * (shared blocks whole) and the header fields' text.
+   */
   get bytes(): number {
-    return this.#bytes
+    return this.#headerBytes + this.#bodies.bytes
   }
 
-  /** Answers at once; a full store (only live claims left) answers a rejected promise. */
-  claim(
-    key: string,
-    claim: IdempotencyClaim,
-  ): IdempotencyClaimResult | Promise<IdempotencyClaimResult> {
+  /** A full store (only live claims left) answers a rejected promise. */
+  claim(key: string, claim: IdempotencyClaim): Promise<IdempotencyClaimResult> {
     try {
-      return this.#claim(key, claim)
+      return Promise.resolve(this.#claim(key, claim))
     } catch (error) {
       return Promise.reject(error)
     }
@@ -177,9 +174,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
         expiresAt: now + leaseMs,
         recoveryPoint: undefined,
         status: 0,
-        headers: [],
+        headers: NO_HEADERS,
+        headerBytes: 0,
         body: undefined,
-        bytes: 0,
+        block: undefined,
       })
       return { state: 'claimed' }
     }
@@ -197,14 +195,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return { state: 'claimed', recoveryPoint: entry.recoveryPoint }
   }
 
-  /** Answers at once; a response over `maxBytes`, or no room for it, answers a rejected promise. */
-  complete(
-    key: string,
-    owner: string,
-    completion: IdempotencyCompletion,
-  ): boolean | Promise<boolean> {
+  /** A response over `maxBytes`, or no room for it, answers a rejected promise. */
+  complete(key: string, owner: string, completion: IdempotencyCompletion): Promise<boolean> {
     try {
-      return this.#complete(key, owner, completion)
+      return Promise.resolve(this.#complete(key, owner, completion))
     } catch (error) {
       return Promise.reject(error)
     }
@@ -217,26 +211,33 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     // The header fields, flat, and the size they count for, in one pass.
     const fields = response.headers
     const headers: string[] = new Array(fields.length * 2)
-    let bytes = response.body.byteLength
+    let headerBytes = 0
     for (let index = 0; index < fields.length; index++) {
       const field = fields[index] as readonly [string, string]
       const name = field[0]
       const value = field[1]
       headers[index * 2] = name
       headers[index * 2 + 1] = value
-      bytes += name.length + value.length
+      headerBytes += name.length + value.length
     }
-    if (bytes > this.#maxBytes) {
-      throw new RangeError(`A response of ${bytes} bytes is over maxBytes (${this.#maxBytes})`)
+    const length = response.body.byteLength
+    const max = this.#maxBytes
+    if (headerBytes + length > max) {
+      throw new RangeError(`A response of ${headerBytes + length} bytes is over maxBytes (${max})`)
     }
-    // Room first, so that a failure leaves the record as it was; a sixteenth of the capacity
-    // at once, as #makeRoom does.
-    if (this.#bytes + bytes > this.#maxBytes) {
-      const target = this.#maxBytes - Math.floor(this.#maxBytes / 16)
-      this.#evictWhile(now, () => this.#bytes + bytes > target)
-    }
-    if (this.#bytes + bytes > this.#maxBytes) {
-      throw new RangeError(`MemoryIdempotencyStore is full: no room for ${bytes} bytes (maxBytes)`)
+    // What storing it adds, at most: the header text, and the body's bytes or a new block
+    // (which eviction may change: a block emptied by it gives its place to the next).
+    const bodies = this.#bodies
+    if (this.bytes + headerBytes + bodies.growth(length) > max) {
+      // Room first, so that a failure leaves the record as it was; a sixteenth of the
+      // capacity at once, as #makeRoom does.
+      const target = max - Math.floor(max / 16)
+      this.#evictWhile(now, () => this.bytes + headerBytes + bodies.growth(length) > target)
+      if (this.bytes + headerBytes + bodies.growth(length) > max) {
+        throw new RangeError(
+          `MemoryIdempotencyStore is full: no room for ${headerBytes + length} bytes (maxBytes)`,
+        )
+      }
     }
     const completed = entry as Entry
     completed.state = 'completed'
@@ -244,49 +245,35 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     completed.recoveryPoint = undefined
     completed.status = response.status
     completed.headers = headers
-    completed.body = this.#copy(response.body)
-    completed.bytes = bytes
-    this.#bytes += bytes
+    completed.headerBytes = headerBytes
+    this.#headerBytes += headerBytes
+    bodies.hold(completed, response.body)
     this.#noteEnd(completed.expiresAt)
     return true
   }
 
-  /** A copy of `body` the caller cannot change: in a shared block, or a buffer of its own. */
-  #copy(body: Uint8Array): Uint8Array {
-    const length = body.byteLength
-    if (length > SHARED_MAX) return new Uint8Array(body)
-    if (this.#blockUsed + length > this.#block.byteLength) {
-      this.#block = new Uint8Array(BLOCK_BYTES)
-      this.#blockUsed = 0
-    }
-    const copy = this.#block.subarray(this.#blockUsed, this.#blockUsed + length)
-    copy.set(body)
-    this.#blockUsed += length
-    return copy
-  }
-
-  /** Answers at once. */
-  release(key: string, owner: string): boolean {
+  release(key: string, owner: string): Promise<boolean> {
     const entry = this.#entries.get(key)
-    if (entry === undefined || entry.state !== 'claimed' || entry.owner !== owner) return false
+    if (entry === undefined || entry.state !== 'claimed' || entry.owner !== owner) {
+      return Promise.resolve(false)
+    }
     if (entry.recoveryPoint === undefined) this.#delete(key, entry)
     else {
       entry.leaseExpiresAt = 0
       this.#noteEnd(endOf(entry))
     }
-    return true
+    return Promise.resolve(true)
   }
 
-  /** Answers at once. */
-  checkpoint(key: string, owner: string, checkpoint: IdempotencyCheckpoint): boolean {
+  checkpoint(key: string, owner: string, checkpoint: IdempotencyCheckpoint): Promise<boolean> {
     const { recoveryPoint, retentionMs, now } = checkpoint
     const entry = this.#live(key, now)
-    if (!this.#ownsLiveLease(entry, owner, now)) return false
+    if (!this.#ownsLiveLease(entry, owner, now)) return Promise.resolve(false)
     const claimed = entry as Entry
     claimed.recoveryPoint = recoveryPoint
     claimed.expiresAt = now + retentionMs
     this.#noteEnd(endOf(claimed))
-    return true
+    return Promise.resolve(true)
   }
 
   #ownsLiveLease(entry: Entry | undefined, owner: string, now: number): boolean {
@@ -311,7 +298,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   #delete(key: string, entry: Entry): void {
     this.#entries.delete(key)
-    this.#bytes -= entry.bytes
+    this.#headerBytes -= entry.headerBytes
+    this.#bodies.drop(entry)
   }
 
   #noteEnd(end: number): void {

@@ -1,3 +1,13 @@
+import {
+  BodyReadError,
+  defineBodySlots,
+  getContext,
+  setClientAddress,
+  setContext,
+  setPrincipal,
+  sharedContextKey,
+  takeParsedJson,
+} from '@api-blocks/core'
 import { describe, expect, test } from 'vitest'
 import { idempotencyContext } from './context.ts'
 import { IdempotencyError } from './error.ts'
@@ -29,6 +39,68 @@ class SpyStore implements IdempotencyStore {
   checkpoint: IdempotencyStore['checkpoint'] = (...args) =>
     this.#run('checkpoint', () => this.inner.checkpoint(...args))
 }
+
+/** A Response that holds its body in memory, as `@api-blocks/node`'s does (wholeBodyOf). */
+class HoldingResponse extends Response {
+  readonly kept: string | Uint8Array | null
+  /** Whether anything asked for the body stream. */
+  streamRead = false
+  constructor(kept: string | Uint8Array | null, init?: ResponseInit) {
+    super('never read', init)
+    this.kept = kept
+    const stream = Object.getOwnPropertyDescriptor(Response.prototype, 'body')?.get
+    Object.defineProperty(this, 'body', {
+      get: () => {
+        this.streamRead = true
+        return stream?.call(this)
+      },
+    })
+  }
+}
+defineBodySlots(HoldingResponse.prototype, {
+  wholeBody() {
+    return this.kept
+  },
+})
+const holdingResponse = (kept: string | Uint8Array | null, init?: ResponseInit) =>
+  new HoldingResponse(kept, init)
+
+/** A Request that holds bytes a body parser read (wholeBodyOf), its stream something else. */
+class HoldingRequest extends Request {
+  readonly kept: Uint8Array
+  constructor(request: Request, text: string) {
+    super(request)
+    this.kept = new TextEncoder().encode(text)
+  }
+  override async text(): Promise<string> {
+    return new TextDecoder().decode(this.kept)
+  }
+}
+defineBodySlots(HoldingRequest.prototype, {
+  wholeBody() {
+    return this.kept
+  },
+})
+
+/** A Request that takes back the bytes read from its stream (restoreBody), or refuses to. */
+class RestoringRequest extends Request {
+  readonly accepts: boolean
+  restored: Uint8Array | undefined
+  constructor(request: Request, accepts = true) {
+    super(request)
+    this.accepts = accepts
+  }
+}
+defineBodySlots(RestoringRequest.prototype, {
+  wholeBody() {
+    return this.restored
+  },
+  restoreBody(bytes) {
+    if (!this.accepts) return false
+    this.restored = bytes
+    return true
+  },
+})
 
 function setup(options: Partial<IdempotencyOptions> = {}) {
   const store = new SpyStore()
@@ -176,7 +248,7 @@ describe('bad input is refused with a problem, before any claim', () => {
     expect(problem.status).toBe(400)
     expect(runs()).toBe(0)
     expect(store.calls).toEqual([])
-    expect(events).toEqual([{ type: 'rejected', reason: 'key_invalid' }])
+    expect(events).toEqual([{ type: 'rejected', code: 'IDEMPOTENCY_KEY_INVALID' }])
   })
 
   test('a body over maxBodyBytes → 413 payload-too-large with max_bytes', async () => {
@@ -185,6 +257,28 @@ describe('bad input is refused with a problem, before any claim', () => {
     expect(response.status).toBe(413)
     expect(await problemOf(response)).toMatchObject({ max_bytes: 16 })
     expect(store.calls).toEqual([])
+  })
+
+  test('a malformed Content-Length → 400 bad-request (RFC 9112 §6.3), nothing claimed', async () => {
+    const { middleware, handler, store } = setup()
+    const response = await middleware(
+      post('k', '{}', { headers: { 'content-length': '2, 2' } }),
+      handler,
+    )
+    expect(response.status).toBe(400)
+    expect((await problemOf(response)).type).toMatch(/bad-request$/)
+    expect(store.calls).toEqual([])
+  })
+
+  test('a body something read before the middleware is a server fault: BODY_ALREADY_READ (500) is thrown, nothing claimed', async () => {
+    const { middleware, handler, store, runs } = setup()
+    const request = post('k1')
+    await request.text()
+    const error = await middleware(request, handler).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(BodyReadError)
+    expect(error).toMatchObject({ code: 'BODY_ALREADY_READ', status: 500 })
+    expect(store.calls).toEqual([])
+    expect(runs()).toBe(0)
   })
 
   test('a client that hangs up mid-body → 400, and the claim is never taken', async () => {
@@ -277,7 +371,7 @@ describe('first execution and replays', () => {
     expect(runs()).toBe(1)
   })
 
-  test('SPEC.md §4.3 rule 6: the same key with one byte of the body changed → 409 idempotency-key-reused', async () => {
+  test('docs/spec.md §4.3 rule 6: the same key with one byte of the body changed → 409 idempotency-key-reused', async () => {
     const { middleware, handler, runs, events } = setup()
     await (await middleware(post('k1', '{"item":"book","qty":1}'), handler)).text()
     const response = await middleware(post('k1', '{"item":"book","qty":2}'), handler)
@@ -383,6 +477,83 @@ describe('scopes', () => {
     })
     await expect(middleware(post('k1'), handler)).rejects.toThrow('unauthenticated')
     expect(store.calls).toEqual([])
+  })
+})
+
+describe('the default scope: principal, then client address, else refused', () => {
+  const defaults = () => {
+    const store = new SpyStore()
+    const events: IdempotencyEvent[] = []
+    const middleware = idempotency({ store, onEvent: (event) => events.push(event) })
+    let runs = 0
+    const handler = async () => Response.json({ run: ++runs }, { status: 201 })
+    return { store, events, middleware, handler, runs: () => runs }
+  }
+  const as = (subject: string) => {
+    const request = post('shared-key')
+    setPrincipal(request, { subject, scopes: [], claims: {} })
+    return request
+  }
+  const from = (address: string) => {
+    const request = post('shared-key')
+    setClientAddress(request, address)
+    return request
+  }
+
+  test('draft §5: the principal scopes the key: two principals execute twice, one replays', async () => {
+    const { middleware, handler, runs } = defaults()
+    expect(await (await middleware(as('alice'), handler)).json()).toEqual({ run: 1 })
+    const bob = await middleware(as('bob'), handler)
+    expect(bob.headers.has('idempotent-replayed')).toBe(false)
+    expect(await bob.json()).toEqual({ run: 2 })
+    const again = await middleware(as('alice'), handler)
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(await again.json()).toEqual({ run: 1 })
+    expect(runs()).toBe(2)
+  })
+
+  test('the principal is keyed as principalKey writes it: the same scope as a scope option of that text', async () => {
+    const store = new MemoryIdempotencyStore()
+    const handler = async () => new Response('first', { status: 201 })
+    await (await idempotency({ store })(as('alice'), handler)).text()
+    const explicit = idempotency({ store, scope: 'sub:alice' })
+    const replay = await explicit(post('shared-key'), async () => new Response('second'))
+    expect(await replay.text()).toBe('first')
+  })
+
+  test('without a principal, the client address scopes the key', async () => {
+    const { middleware, handler, runs } = defaults()
+    await (await middleware(from('192.0.2.1'), handler)).text()
+    expect((await middleware(from('192.0.2.2'), handler)).headers.has('idempotent-replayed')).toBe(
+      false,
+    )
+    expect((await middleware(from('192.0.2.1'), handler)).headers.get('idempotent-replayed')).toBe(
+      'true',
+    )
+    expect(runs()).toBe(2)
+    // A principal with neither subject nor client id names no one: the address decides.
+    const nameless = from('192.0.2.1')
+    setPrincipal(nameless, { scopes: [], claims: {} })
+    expect((await middleware(nameless, handler)).headers.get('idempotent-replayed')).toBe('true')
+  })
+
+  test('a keyed request with no principal, no address and no scope option MUST NOT share a scope: IDEMPOTENCY_SCOPE_UNKNOWN, a 500, thrown before anything is read or claimed', async () => {
+    const { middleware, handler, store, runs, events } = defaults()
+    const request = post('k1')
+    const error = await middleware(request, handler).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(IdempotencyError)
+    expect(error).toMatchObject({ code: 'IDEMPOTENCY_SCOPE_UNKNOWN', status: 500 })
+    expect((error as IdempotencyError).message).toMatch(/scope/)
+    // The problem says nothing of the configuration.
+    const problem = (error as IdempotencyError).toProblem()
+    expect(problem).toMatchObject({ status: 500, type: 'internal' })
+    expect(JSON.stringify(problem)).not.toMatch(/scope|principal/i)
+    expect(events).toEqual([{ type: 'rejected', code: 'IDEMPOTENCY_SCOPE_UNKNOWN' }])
+    expect(request.bodyUsed).toBe(false)
+    expect(store.calls).toEqual([])
+    expect(runs()).toBe(0)
+    // Requests without a key need no scope: they pass as before.
+    expect((await middleware(post(null), handler)).status).toBe(201)
   })
 })
 
@@ -583,36 +754,24 @@ describe('storage policy', () => {
     expect((await second.text()).endsWith('2')).toBe(true)
   })
 
-  test('a Response holding its body whole (the whole-body slot) is stored without reading its stream, and goes on untouched', async () => {
+  test('a Response holding its body whole (wholeBodyOf) is stored without reading its stream, and goes on untouched', async () => {
     const { middleware, events } = setup({ maxStoredBytes: 64 })
-    // What @api-blocks/node's Response answers: the body it keeps, without consuming it.
-    const holding = (kept: string | Uint8Array | null): Response => {
-      const response = new Response('never read', { status: 201 })
-      Object.defineProperty(response, Symbol.for('api-blocks.whole-body'), {
-        get: () => kept,
-      })
-      Object.defineProperty(response, 'body', {
-        get: () => {
-          throw new Error('the stream must not be read')
-        },
-      })
-      return response
-    }
     for (const [key, kept, text] of [
       ['k-text', 'créé', 'créé'],
       ['k-bytes', new TextEncoder().encode('bytes'), 'bytes'],
       ['k-null', null, ''],
     ] as const) {
-      const original = holding(kept)
-      expect(await middleware(post(key), async () => original)).toBe(original)
+      const held = holdingResponse(kept, { status: 201 })
+      expect(await middleware(post(key), async () => held)).toBe(held)
       const replay = await middleware(post(key), async () => new Response('second run'))
       expect(replay.headers.get('idempotent-replayed')).toBe('true')
       expect(await replay.text()).toBe(text)
+      expect(held.streamRead).toBe(false)
     }
-    const large = holding('x'.repeat(65))
+    const large = holdingResponse('x'.repeat(65))
     expect(await middleware(post('k-large'), async () => large)).toBe(large)
     // 33 characters, 66 bytes of UTF-8: over the limit by its bytes, not its length.
-    const wide = holding('é'.repeat(33))
+    const wide = holdingResponse('é'.repeat(33))
     expect(await middleware(post('k-wide'), async () => wide)).toBe(wide)
     const released = events.filter((event) => event.type === 'released')
     expect(released).toHaveLength(2)
@@ -623,34 +782,24 @@ describe('storage policy', () => {
     })
   })
 
-  test('a Request holding its body whole (the whole-body slot) is read from it, not its stream, and bounded', async () => {
+  test('a Request holding its body whole (wholeBodyOf) is read from it, not its stream, bounded, and handed on itself', async () => {
     const { middleware } = setup({ maxBodyBytes: 32 })
-    // What @api-blocks/node's Request answers for bytes a body parser already read.
-    const holding = (key: string, text: string): Request => {
-      const request = post(key, 'the stream, never read')
-      const kept = new TextEncoder().encode(text)
-      Object.defineProperty(request, Symbol.for('api-blocks.whole-body'), { get: () => kept })
-      Object.defineProperty(request, 'body', {
-        get: () => {
-          throw new Error('the stream must not be read')
-        },
-      })
-      // Its body methods answer from the bytes it holds.
-      request.text = async () => new TextDecoder().decode(kept)
-      holders.add(request)
+    const holders: HoldingRequest[] = []
+    const holding = (key: string, text: string) => {
+      const request = new HoldingRequest(post(key, 'the stream, never read'), text)
+      holders.push(request)
       return request
     }
-    const holders = new Set<Request>()
     const seen: string[] = []
     const echo = async (request: Request) => {
       // Still holding its body: the middleware hands the request itself on, no copy.
-      expect(holders.has(request)).toBe(true)
+      expect(holders).toContain(request)
       seen.push(await request.text())
       return new Response('ok', { status: 201 })
     }
     expect((await middleware(holding('k1', '{"a":1,"b":2}'), echo)).status).toBe(201)
     expect(seen).toEqual(['{"a":1,"b":2}'])
-    // Fingerprinted from the slot: the same body reordered replays, another is refused.
+    // Fingerprinted from the held bytes: the same body reordered replays, another is refused.
     const replay = await middleware(holding('k1', '{ "b": 2, "a": 1 }'), echo)
     expect(replay.headers.get('idempotent-replayed')).toBe('true')
     expect((await middleware(holding('k1', '{"a":2}'), echo)).status).toBe(409)
@@ -658,64 +807,53 @@ describe('storage policy', () => {
     expect(seen).toHaveLength(1)
   })
 
-  test('a JSON body parsed for the fingerprint is handed to readJson (the parsed-JSON slot) with the bytes it describes', async () => {
+  test('a JSON body parsed for the fingerprint is handed on with the bytes it describes (handOnParsedJson), for readJson to take', async () => {
     const { middleware } = setup()
-    const JSON_BODY = Symbol.for('api-blocks.json-body')
-    const holding = (key: string, text: string, type = 'application/json'): Request => {
-      const request = post(key, text)
-      request.headers.set('content-type', type)
-      const kept = new TextEncoder().encode(text)
-      Object.defineProperty(request, Symbol.for('api-blocks.whole-body'), { get: () => kept })
-      return request
-    }
-    const slots: unknown[] = []
-    const wholes: unknown[] = []
+    const taken: unknown[] = []
     const record = async (request: Request) => {
-      const slotted = request as unknown as Record<symbol, unknown>
-      slots.push(slotted[JSON_BODY])
-      wholes.push(slotted[Symbol.for('api-blocks.whole-body')])
+      taken.push(takeParsedJson(request)?.value)
       return new Response('ok', { status: 201 })
+    }
+    const holding = (key: string, text: string, type = 'application/json') => {
+      const request = new HoldingRequest(post(key, text), text)
+      request.headers.set('content-type', type)
+      return request
     }
     await middleware(holding('k1', '{"b":[1.0,2],"a":"x"}'), record)
     // Parsed even when the text has no canonical form (1.0): the value is what JSON.parse gives.
-    expect(slots[0]).toEqual({ bytes: wholes[0], value: { b: [1, 2], a: 'x' } })
-    // Not JSON, or not a JSON media type: no slot.
+    expect(taken[0]).toEqual({ b: [1, 2], a: 'x' })
+    // Not JSON, or not a JSON media type: nothing handed on.
     await middleware(holding('k2', '{"a":'), record)
     await middleware(holding('k3', '{"a":1}', 'text/plain'), record)
-    expect(slots.slice(1)).toEqual([undefined, undefined])
-    // A request handed on as a copy (no whole-body slot) gets none either.
-    await middleware(post('k4', '{"a":1}'), record)
-    expect(slots[3]).toBeUndefined()
+    expect(taken.slice(1)).toEqual([undefined, undefined])
+    // A request that takes its bytes back holds them again: the value goes with it.
+    await middleware(new RestoringRequest(post('k4', '{"c":3}')), record)
+    expect(taken[3]).toEqual({ c: 3 })
+    // A request handed on as a copy (it holds no bytes the hand-off could name) gets none.
+    await middleware(post('k5', '{"a":1}'), record)
+    expect(taken[4]).toBeUndefined()
   })
 
-  test('a Request that takes its body back (the restore-body slot) is handed on itself, holding the bytes read', async () => {
+  test('a Request that takes its body back (restoreBody) is handed on itself, holding the bytes read', async () => {
     const { middleware } = setup()
-    const taken: Uint8Array[] = []
-    const restoring = (key: string, body: string) => {
-      const request = post(key, body)
-      Object.defineProperty(request, Symbol.for('api-blocks.restore-body'), {
-        value: (bytes: Uint8Array) => {
-          taken.push(bytes)
-          return true
-        },
-      })
-      return request
-    }
-    const refusing = post('k2', '{"a":2}')
-    Object.defineProperty(refusing, Symbol.for('api-blocks.restore-body'), { value: () => false })
     const handed: Request[] = []
     const record = async (request: Request) => {
       handed.push(request)
       return new Response('ok', { status: 201 })
     }
-    const first = restoring('k1', '{ "a": 1 }')
+    const first = new RestoringRequest(post('k1', '{ "a": 1 }'))
     expect((await middleware(first, record)).status).toBe(201)
     expect(handed[0]).toBe(first)
-    expect(new TextDecoder().decode(taken[0])).toBe('{ "a": 1 }')
-    // One that refuses gets a new Request with the same bytes.
+    expect(new TextDecoder().decode(first.restored ?? undefined)).toBe('{ "a": 1 }')
+    // One that refuses gets a new Request with the same bytes and the same context.
+    const tenant = sharedContextKey<string>('idempotency-test.tenant')
+    const refusing = new RestoringRequest(post('k2', '{"a":2}'), false)
+    setContext(refusing, tenant, 'acme')
     expect((await middleware(refusing, record)).status).toBe(201)
     expect(handed[1]).not.toBe(refusing)
     expect(await handed[1]?.text()).toBe('{"a":2}')
+    expect(getContext(handed[1] as Request, tenant)).toBe('acme')
+    expect(idempotencyContext(handed[1] as Request)?.key).toBe('k2')
   })
 
   test('a body stream that fails: the error propagates (a 500 problem at the boundary), the claim is released', async () => {
@@ -883,7 +1021,7 @@ describe('recovery points (a side effect survives a crash)', () => {
     ).toBe(409)
   })
 
-  test('a checkpoint after the lease was taken over fails with lease_lost (409)', async () => {
+  test('a checkpoint after the lease was taken over fails with IDEMPOTENCY_LEASE_LOST (409)', async () => {
     const { middleware, clock } = setup({ leaseMs: 1_000 })
     let entered: () => void = () => {}
     const started = new Promise<void>((resolve) => {
@@ -904,18 +1042,18 @@ describe('recovery points (a side effect survives a crash)', () => {
     resume()
     const error = await slow.catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(IdempotencyError)
-    expect((error as IdempotencyError).reason).toBe('lease_lost')
+    expect((error as IdempotencyError).code).toBe('IDEMPOTENCY_LEASE_LOST')
     expect((error as IdempotencyError).status).toBe(409)
   })
 
-  test('a checkpoint with the store down fails with store_unavailable (503)', async () => {
+  test('a checkpoint with the store down fails with STORE_UNAVAILABLE (503)', async () => {
     const { middleware, store } = setup()
     store.failing.add('checkpoint')
     const error = await middleware(post('k1'), async (request) => {
       await idempotencyContext(request)?.checkpoint('x')
       return new Response('never')
     }).catch((caught: unknown) => caught)
-    expect((error as IdempotencyError).reason).toBe('store_unavailable')
+    expect((error as IdempotencyError).code).toBe('STORE_UNAVAILABLE')
   })
 })
 
@@ -957,10 +1095,14 @@ describe('events and options', () => {
     ).toThrow(RangeError)
   })
 
-  test('store and scope are required', () => {
+  test('a store is required; a scope, when given, is a string or a function', () => {
     expect(() => idempotency({ scope: 's' } as IdempotencyOptions)).toThrow(TypeError)
     expect(() =>
-      idempotency({ store: new MemoryIdempotencyStore() } as unknown as IdempotencyOptions),
+      idempotency({
+        store: new MemoryIdempotencyStore(),
+        scope: 42,
+      } as unknown as IdempotencyOptions),
     ).toThrow(TypeError)
+    expect(() => idempotency({ store: new MemoryIdempotencyStore() })).not.toThrow()
   })
 })

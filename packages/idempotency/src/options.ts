@@ -4,20 +4,21 @@
  *
  * @module
  */
-import type { IdempotencyErrorReason } from './error.ts'
+import type { IdempotencyErrorCode } from './error.ts'
 import type { FingerprintEncoding } from './fingerprint.ts'
+import { defaultScope } from './scope.ts'
 import type { IdempotencyStore } from './store.ts'
 
 /**
- * Which answers follow which document where they differ (research/http.md §0):
- * - `spec` (default): a key reused with another request → 409, as SPEC.md §4.3 rule 6 says;
+ * Which answers follow which document where they differ:
+ * - `spec` (default): a key reused with another request → 409, as docs/spec.md §4.3 rule 6 says;
  * - `ietf`: → 422, as draft-ietf-httpapi-idempotency-key-header §2.7 says.
  *
  * Both answer 400 for a missing key and 409 for a duplicate in flight.
  *
  * @example
  * ```ts
- * idempotency({ store, scope, profile: 'ietf' }) // a reused key answers 422
+ * idempotency({ store, profile: 'ietf' }) // a reused key answers 422
  * ```
  */
 export type IdempotencyProfile = 'spec' | 'ietf'
@@ -29,9 +30,9 @@ export type IdempotencyProfile = 'spec' | 'ietf'
  * ```ts
  * idempotency({
  *   store,
- *   scope,
  *   onEvent: (event) => {
  *     if (event.type === 'lost') console.warn('idempotency lease too short for', event.storeKey)
+ *     if (event.type === 'rejected') metrics.increment(`idempotency.rejected.${event.code}`)
  *   },
  * })
  * ```
@@ -78,8 +79,11 @@ export type IdempotencyEvent =
       readonly operation: 'claim' | 'complete' | 'release' | 'checkpoint'
       readonly error: unknown
     }
-  /** The request was refused before any claim: a missing or bad key, a bad or large body. */
-  | { readonly type: 'rejected'; readonly reason: IdempotencyErrorReason }
+  /**
+   * The request was refused before any claim: a missing or bad key, a bad or large body (all
+   * answered with their problem), or a request the middleware cannot scope (thrown: a 500).
+   */
+  | { readonly type: 'rejected'; readonly code: IdempotencyErrorCode }
 
 /**
  * Options of `idempotency()`.
@@ -88,7 +92,7 @@ export type IdempotencyEvent =
  * ```ts
  * const options: IdempotencyOptions = {
  *   store: new MemoryIdempotencyStore(),
- *   scope: (request) => request.headers.get('x-client-id') ?? 'anonymous',
+ *   // The default scope: the principal, else the client address.
  *   methods: ['POST', 'PATCH'],
  *   required: true,
  *   waitForInFlight: { timeoutMs: 5_000, pollMs: 100 },
@@ -100,12 +104,16 @@ export interface IdempotencyOptions {
   /** Where records live: `MemoryIdempotencyStore`, or a Redis or PostgreSQL store. */
   store: IdempotencyStore
   /**
-   * Who the key belongs to: a fixed string, or a function of the request returning e.g. the
-   * authenticated principal's subject or client id. Keys are looked up within their scope
-   * only, so one client can never replay another's response (see `deriveStoreKey`). A
-   * function that throws (say, a 401 problem) makes the middleware throw the same error.
+   * Who the key belongs to. Keys are looked up within their scope only, so one client can
+   * never replay another's response (see `deriveStoreKey`). Default: the request's principal
+   * (`principalOf` of `@api-blocks/core`, as `principalKey` writes it), else its client address
+   * (`clientAddressOf`, as `ip:<address>`); a keyed request with neither is refused as a server
+   * misconfiguration (`IDEMPOTENCY_SCOPE_UNKNOWN`, thrown, a 500), never put in one scope shared
+   * by every anonymous client. A fixed string (a single-tenant service whose clients trust each
+   * other), or a function of the request, replaces that; a function that throws (say, a 401
+   * problem) makes the middleware throw the same error.
    */
-  scope: string | ((request: Request) => string | Promise<string>)
+  scope?: string | ((request: Request) => string | Promise<string>)
   /** Whether a request without a key is refused with 400 (default `false`: it runs as is). */
   required?: boolean | ((request: Request) => boolean)
   /** The methods covered (default `['POST']`; add `PATCH`, `PUT` or `DELETE` as needed). */
@@ -129,7 +137,7 @@ export interface IdempotencyOptions {
    * the retention.
    */
   leaseMs?: number
-  /** How long a completed record is kept and replayed, in milliseconds (default 24 h, SPEC.md §8). */
+  /** How long a completed record is kept and replayed, in milliseconds (default 24 h, docs/spec.md §8). */
   retentionMs?: number
   /** The largest request body read for the fingerprint, in bytes (default 1 MiB); over it: 413. */
   maxBodyBytes?: number
@@ -182,7 +190,7 @@ export const DEFAULT_STORED_ERROR_STATUSES: readonly number[] = Object.freeze([4
  *
  * @example
  * ```ts
- * idempotency({ store, scope, storeStatus: (status) => defaultStorePolicy(status) || status === 403 })
+ * idempotency({ store, storeStatus: (status) => defaultStorePolicy(status) || status === 403 })
  * ```
  */
 export function defaultStorePolicy(status: number): boolean {
@@ -226,12 +234,10 @@ function positive(name: string, value: number, integer = true): number {
 
 /** Applies defaults and checks every number once, at setup (a `RangeError` on a bad one). */
 export function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
-  const { store, scope, required = false, onEvent } = options
+  const { store, scope = defaultScope, required = false, onEvent } = options
   if (typeof store?.claim !== 'function') throw new TypeError('idempotency(): `store` is required')
   if (typeof scope !== 'string' && typeof scope !== 'function') {
-    throw new TypeError(
-      'idempotency(): `scope` is required (a string or a function of the request)',
-    )
+    throw new TypeError('idempotency(): `scope` is a string or a function of the request')
   }
   const wait = options.waitForInFlight
   return {

@@ -1,3 +1,4 @@
+import { defineBodySlots } from '@api-blocks/core'
 import { describe, expect, test } from 'vitest'
 import {
   NEVER_REPLAYED_HEADERS,
@@ -74,11 +75,20 @@ describe('replayResponse', () => {
 })
 
 describe('storedFieldsOf', () => {
-  const withFields = (fields: string[]) => {
-    const response = new Response('x', { headers: { 'x-from-headers': 'not read' } })
-    Object.defineProperty(response, Symbol.for('api-blocks.header-fields'), { value: fields })
-    return response
+  // A Response that keeps its fields as a flat list, as @api-blocks/node's does.
+  class FieldsResponse extends Response {
+    readonly fields: string[]
+    constructor(fields: string[]) {
+      super('x', { headers: { 'x-from-headers': 'not read' } })
+      this.fields = fields
+    }
   }
+  defineBodySlots(FieldsResponse.prototype, {
+    headerFields() {
+      return this.fields
+    },
+  })
+  const withFields = (fields: string[]) => new FieldsResponse(fields)
 
   test('reads the header-fields slot when there is one, with the same rules as storableHeaders', () => {
     const fields = [

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { headerFieldsOf } from '@api-blocks/core'
 import type { StoredResponse } from './store.ts'
 
 /**
@@ -100,12 +101,10 @@ function skipped(omit: readonly string[], connection: string | null): ReadonlySe
   return skip
 }
 
-const HEADER_FIELDS = Symbol.for('api-blocks.header-fields')
-
 /**
  * @internal The stored header fields of `response`, as {@link storableHeaders} gives them for
- * `response.headers`. A Response of `@api-blocks/node` whose fields were given as a plain
- * record lists them through the `Symbol.for('api-blocks.header-fields')` slot (names
+ * `response.headers`. A Response whose fields were given as a plain record and never built a
+ * `Headers` object (`@api-blocks/node`'s) lists them through `headerFieldsOf` (names
  * lower-cased and unique, in the order given): they are read from there, so no `Headers`
  * object is built for them. The same fields, in insertion order rather than sorted.
  */
@@ -113,9 +112,8 @@ export function storedFieldsOf(
   response: Response,
   omit: readonly string[],
 ): [name: string, value: string][] {
-  const flat: unknown = (response as { [HEADER_FIELDS]?: unknown })[HEADER_FIELDS]
-  if (!Array.isArray(flat)) return storableHeaders(response.headers, omit)
-  const fields = flat as readonly string[]
+  const fields = headerFieldsOf(response)
+  if (fields === undefined) return storableHeaders(response.headers, omit)
   let connection: string | null = null
   for (let index = 0; index < fields.length; index += 2) {
     if (fields[index] === 'connection') connection = fields[index + 1] as string

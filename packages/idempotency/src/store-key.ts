@@ -4,7 +4,7 @@
  * The draft's security section (draft-ietf-httpapi-idempotency-key-header §5) warns that a
  * low-entropy key could let one client fetch another's stored response, and recommends
  * building the lookup key from the client's key plus client-specific attributes. Here that
- * attribute is the scope (the principal's subject or client id), required by the middleware.
+ * attribute is the scope (by default the principal, else the client's address).
  *
  * `storeKey = base64url(SHA-256(frame("api-blocks.idempotency.key.v1", scope, key)))`, where
  * each part is framed by its UTF-8 byte length. Hashing gives every store a fixed 43-character
@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { sha256FrameBase64url } from './internal/encoding.ts'
+import { sha256Base64url } from '@api-blocks/core/crypto'
+import { frame } from './internal/encoding.ts'
 
 const VERSION = 'api-blocks.idempotency.key.v1'
 
@@ -28,11 +29,6 @@ const VERSION = 'api-blocks.idempotency.key.v1'
  * a.length // 43
  * ```
  */
-export async function deriveStoreKey(scope: string, key: string): Promise<string> {
-  return storeKeyOf(scope, key)
-}
-
-/** @internal {@link deriveStoreKey} without the promise where the hash answers in place. */
-export function storeKeyOf(scope: string, key: string): string | Promise<string> {
-  return sha256FrameBase64url([VERSION, scope, key])
+export function deriveStoreKey(scope: string, key: string): Promise<string> {
+  return sha256Base64url(frame([VERSION, scope, key]))
 }

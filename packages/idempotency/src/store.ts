@@ -104,7 +104,7 @@ export type IdempotencyClaimResult =
 export interface IdempotencyCompletion {
   /** The response to replay. */
   readonly response: StoredResponse
-  /** How long the completed record lives, from `now` (default 24 h, SPEC.md §8). */
+  /** How long the completed record lives, from `now` (default 24 h, docs/spec.md §8). */
   readonly retentionMs: number
   /** The middleware's clock. */
   readonly now: number
@@ -147,11 +147,10 @@ export interface IdempotencyCheckpoint {
  * - Time is the `now` argument, never the store's clock, and expiry is decided by comparing
  *   with it (`<= now` is expired). A physical TTL (Redis `PX`, a sweeper job) is only garbage
  *   collection and must not end a record before its logical end.
- * - A store that cannot answer rejects (throws). The middleware then answers 503 and runs
- *   nothing (fail closed).
- * - It may answer synchronously (an embedded store, like `MemoryIdempotencyStore`) or with a
- *   promise (a network store). Callers `await` the answer either way; the middleware awaits
- *   only promises, which saves a turn of the microtask queue per operation.
+ * - Every operation returns a Promise, always, the embedded `MemoryIdempotencyStore`
+ *   included: callers never test whether an answer is one. A store that cannot answer
+ *   rejects that promise (it never throws from the call). The middleware then answers 503
+ *   and runs nothing (fail closed). The conformance suite checks both.
  *
  * @example
  * ```ts
@@ -174,10 +173,7 @@ export interface IdempotencyStore {
    *
    * A written claim has `leaseExpiresAt = now + leaseMs`, no recovery point and no response.
    */
-  claim(
-    key: string,
-    claim: IdempotencyClaim,
-  ): IdempotencyClaimResult | Promise<IdempotencyClaimResult>
+  claim(key: string, claim: IdempotencyClaim): Promise<IdempotencyClaimResult>
   /**
    * Stores the response: if the record is a live claim of `owner`, it becomes completed with
    * `expiresAt = now + retentionMs` (the recovery point is dropped) and the call returns
@@ -185,11 +181,7 @@ export interface IdempotencyStore {
    * the record is gone) nothing changes and it returns `false`: a stale owner never
    * overwrites the record of the execution that replaced it.
    */
-  complete(
-    key: string,
-    owner: string,
-    completion: IdempotencyCompletion,
-  ): boolean | Promise<boolean>
+  complete(key: string, owner: string, completion: IdempotencyCompletion): Promise<boolean>
   /**
    * Gives the key up so that a retry executes: if the record is a claim of `owner` (its lease
    * live or not), it is deleted, or, when it carries a recovery point, its lease is ended
@@ -198,16 +190,12 @@ export interface IdempotencyStore {
    * ended without a checkpoint is already logically absent: a store whose TTL has removed it
    * answers `false`, one that still holds it may answer `true`; nothing observable differs.)
    */
-  release(key: string, owner: string): boolean | Promise<boolean>
+  release(key: string, owner: string): Promise<boolean>
   /**
    * Records that a side effect happened: if the record is a live claim of `owner`, it gets
    * the recovery point and `expiresAt = now + retentionMs`, and the call returns `true`;
    * otherwise nothing changes and it returns `false`. A resumable record stays bound to its
    * fingerprint until `expiresAt`: a retry of the same request resumes, another is refused.
    */
-  checkpoint(
-    key: string,
-    owner: string,
-    checkpoint: IdempotencyCheckpoint,
-  ): boolean | Promise<boolean>
+  checkpoint(key: string, owner: string, checkpoint: IdempotencyCheckpoint): Promise<boolean>
 }

@@ -9,83 +9,77 @@
 import { ProblemError, problems } from '@api-blocks/problem-details'
 
 /**
- * Why an operation failed. Stable: switch on it in logs and metrics.
+ * What went wrong, in the one spelling of every api-blocks code (UPPER_SNAKE_CASE). Stable:
+ * switch on it in logs and metrics.
  *
  * @example
  * ```ts
- * const reason: PostgresStoreErrorReason = 'not_migrated'
- * if (reason === 'not_migrated') console.error('run migrate(db) at startup')
+ * const code: PostgresStoreErrorCode = 'NOT_MIGRATED'
+ * if (code === 'NOT_MIGRATED') console.error('run migrate(db) at startup')
  * ```
  */
-export type PostgresStoreErrorReason =
+export type PostgresStoreErrorCode =
   /** The statement failed: connection lost, timeout, a constraint, a server error. See `cause`. */
-  | 'query_failed'
+  | 'QUERY_FAILED'
   /** The schema or table does not exist (SQLSTATE 3F000 or 42P01): run `migrate(db)` first. */
-  | 'not_migrated'
+  | 'NOT_MIGRATED'
   /** A row came back that no version of this package writes (a table edited by hand). */
-  | 'unexpected_row'
-
-const BRAND: unique symbol = Symbol.for('api-blocks.postgres-store-error') as never
+  | 'UNEXPECTED_ROW'
 
 /**
- * A failed PostgreSQL store operation. It is a {@link ProblemError} (503
- * `service-unavailable`), so `errorToProblemResponse` and the adapters answer it as such. The
- * problem's `detail` names the operation only; the driver's error, which may quote row values,
- * stays in `cause` for your logs.
- *
- * `instanceof` works across duplicate installs of this package: the check is a `Symbol.for`
- * brand, as undici does.
+ * A failed PostgreSQL store operation. It is an `ApiBlocksError` (through `ProblemError`)
+ * answering 503 `service-unavailable`, so `errorToProblemResponse` and the adapters answer it
+ * as such, and `instanceof` holds across duplicate installs of this package. The problem's
+ * `detail` names the operation only; the driver's error, which may quote row values, stays in
+ * `cause` for your logs.
  *
  * @example
  * ```ts
  * try {
  *   await store.claim(key, claim)
  * } catch (error) {
- *   if (error instanceof PostgresStoreError && error.reason === 'not_migrated') await migrate(db)
+ *   if (error instanceof PostgresStoreError && error.code === 'NOT_MIGRATED') await migrate(db)
  *   throw error
  * }
  * ```
  */
 export class PostgresStoreError extends ProblemError {
-  /** Why the operation failed. */
-  readonly reason: PostgresStoreErrorReason
+  static override readonly kind: string = 'postgres.PostgresStoreError'
+  /** What went wrong (see {@link PostgresStoreErrorCode}). */
+  declare readonly code: PostgresStoreErrorCode
   /** The operation that failed, e.g. `idempotency.claim` or `migrate`. */
   readonly operation: string
 
   constructor(
-    reason: PostgresStoreErrorReason,
+    code: PostgresStoreErrorCode,
     operation: string,
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(problems.serviceUnavailable.create({ detail }), options)
-    this.name = 'PostgresStoreError'
-    this.reason = reason
+    super(
+      problems.serviceUnavailable.create({ detail }),
+      options?.cause === undefined ? { code } : { code, cause: options.cause },
+    )
     this.operation = operation
-    Object.defineProperty(this, BRAND, { value: true })
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && BRAND in value
   }
 }
 
 /**
- * Wraps a driver error: `not_migrated` for a missing schema or table (SQLSTATE 3F000, 42P01),
- * else `query_failed`. Internal: the stores call it.
+ * Wraps a driver error: `NOT_MIGRATED` for a missing schema or table (SQLSTATE 3F000, 42P01),
+ * else `QUERY_FAILED`. Internal: the stores call it.
  */
 export function driverError(operation: string, cause: unknown): PostgresStoreError {
   const code = (cause as { code?: unknown } | null)?.code
   if (code === '42P01' || code === '3F000') {
     return new PostgresStoreError(
-      'not_migrated',
+      'NOT_MIGRATED',
       operation,
       `The PostgreSQL tables of ${operation} do not exist: run migrate() first.`,
       { cause },
     )
   }
   return new PostgresStoreError(
-    'query_failed',
+    'QUERY_FAILED',
     operation,
     `The PostgreSQL store failed (${operation}).`,
     {

@@ -32,14 +32,14 @@ test('pg.Pool, pg.Client and PGlite satisfy Queryable (checked by tsc); a db wit
   ).toThrow(TypeError)
 })
 
-test('a failing statement rejects with PostgresStoreError query_failed, the driver error as cause', async () => {
+test('a failing statement rejects with PostgresStoreError QUERY_FAILED, the driver error as cause', async () => {
   const failure = Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' })
   const store = new PostgresIdempotencyStore({ db: { query: () => Promise.reject(failure) } })
   const error = await store
     .claim('k', { fingerprint: 'f', owner: 'o', leaseMs: LEASE, now: T0 })
     .catch((caught: unknown) => caught)
   expect(error).toBeInstanceOf(PostgresStoreError)
-  expect(error).toMatchObject({ reason: 'query_failed', operation: 'idempotency.claim' })
+  expect(error).toMatchObject({ code: 'QUERY_FAILED', operation: 'idempotency.claim' })
   expect((error as PostgresStoreError).cause).toBe(failure)
   expect((error as PostgresStoreError).toProblem().status).toBe(503)
 })
@@ -190,11 +190,11 @@ for (const backend of backends) {
       await expect(s.sweepExpired(2, { batchSize: 0 })).rejects.toThrow(RangeError)
     })
 
-    test('a schema that was never migrated rejects with not_migrated', async () => {
+    test('a schema that was never migrated rejects with NOT_MIGRATED', async () => {
       const unmigrated = new PostgresIdempotencyStore({ db, schema: testSchema() })
       await expect(
         unmigrated.claim('k', { fingerprint: 'f', owner: 'a', leaseMs: LEASE, now: T0 }),
-      ).rejects.toMatchObject({ reason: 'not_migrated', operation: 'idempotency.claim' })
+      ).rejects.toMatchObject({ code: 'NOT_MIGRATED', operation: 'idempotency.claim' })
     })
 
     test('the middleware over a failing database answers 503 and runs nothing', async () => {

@@ -177,7 +177,7 @@ function headersOf(value: unknown): StoredResponse['headers'] | undefined {
  * - **Bodies** are `bytea`, header fields `jsonb`: stored and replayed byte for byte.
  * - **Expiry by a sweep**: a record past its end is ignored by every operation at once, and
  *   deleted by {@link PostgresIdempotencyStore.sweepExpired}: run it periodically.
- * - **Failures** reject with a {@link PostgresStoreError} (`not_migrated` when the table is
+ * - **Failures** reject with a {@link PostgresStoreError} (`NOT_MIGRATED` when the table is
  *   missing); the middleware answers 503 and runs nothing.
  *
  * @example
@@ -327,7 +327,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   #unexpected(operation: string, what: string): PostgresStoreError {
     return new PostgresStoreError(
-      'unexpected_row',
+      'UNEXPECTED_ROW',
       `idempotency.${operation}`,
       `The PostgreSQL idempotency store read ${what} (${operation}).`,
     )

@@ -16,7 +16,7 @@
  * @module
  */
 
-export type { PostgresStoreErrorReason } from './error.ts'
+export type { PostgresStoreErrorCode } from './error.ts'
 export { PostgresStoreError } from './error.ts'
 export type { PostgresIdempotencyStoreOptions, SweepOptions } from './idempotency-store.ts'
 export { PostgresIdempotencyStore } from './idempotency-store.ts'

@@ -188,7 +188,7 @@ ${BLOCK_TAG}`
  * Needs PostgreSQL 12 or later (stored generated columns) and, when the schema does not exist
  * yet, the CREATE privilege on the database.
  *
- * @throws {PostgresStoreError} `query_failed` when a statement fails. A failed block applied
+ * @throws {PostgresStoreError} `QUERY_FAILED` when a statement fails. A failed block applied
  *   nothing: run `migrate` again once the cause is fixed.
  *
  * @example
@@ -219,7 +219,7 @@ export async function migrate(
     return { applied: migrations.map(({ id }) => id).filter((id) => applied.has(id)) }
   } catch (cause) {
     throw new PostgresStoreError(
-      'query_failed',
+      'QUERY_FAILED',
       'migrate',
       `Migrating the PostgreSQL schema "${names.schema}" failed.`,
       { cause },

@@ -9,61 +9,55 @@
 import { ProblemError, problems } from '@api-blocks/problem-details'
 
 /**
- * Why a store operation failed. Stable: switch on it in logs and metrics.
+ * What went wrong, in the one spelling of every api-blocks code (UPPER_SNAKE_CASE). Stable:
+ * switch on it in logs and metrics.
  *
  * @example
  * ```ts
- * const reason: RedisStoreErrorReason = 'command_failed'
- * metrics.increment(`redis.store.${reason}`)
+ * const code: RedisStoreErrorCode = 'COMMAND_FAILED'
+ * metrics.increment(`redis.store.${code}`)
  * ```
  */
-export type RedisStoreErrorReason =
+export type RedisStoreErrorCode =
   /** The client rejected the script call: not connected, a timeout, a server error. See `cause`. */
-  | 'command_failed'
+  | 'COMMAND_FAILED'
   /** The script answered something no version of it answers: a key written by someone else. */
-  | 'unexpected_reply'
-
-const BRAND: unique symbol = Symbol.for('api-blocks.redis-store-error') as never
+  | 'UNEXPECTED_REPLY'
 
 /**
- * A failed Redis store operation. It is a {@link ProblemError} (503 `service-unavailable`), so
- * `errorToProblemResponse` and the adapters answer it as such. The problem's `detail` names the
- * store and the operation only; the client's error, which may carry server text, stays in
+ * A failed Redis store operation. It is an `ApiBlocksError` (through `ProblemError`) answering
+ * 503 `service-unavailable`, so `errorToProblemResponse` and the adapters answer it as such, and
+ * `instanceof` holds across duplicate installs of this package. The problem's `detail` names
+ * the store and the operation only; the client's error, which may carry server text, stays in
  * `cause` for your logs.
- *
- * `instanceof` works across duplicate installs of this package: the check is a `Symbol.for`
- * brand, as undici does.
  *
  * @example
  * ```ts
  * try {
  *   await store.claim(key, claim)
  * } catch (error) {
- *   if (error instanceof RedisStoreError) console.error(error.reason, error.operation, error.cause)
+ *   if (error instanceof RedisStoreError) console.error(error.code, error.operation, error.cause)
  *   throw error
  * }
  * ```
  */
 export class RedisStoreError extends ProblemError {
-  /** Why the operation failed. */
-  readonly reason: RedisStoreErrorReason
+  static override readonly kind: string = 'redis.RedisStoreError'
+  /** What went wrong (see {@link RedisStoreErrorCode}). */
+  declare readonly code: RedisStoreErrorCode
   /** The store operation that failed, e.g. `idempotency.claim` or `rate-limit.consume`. */
   readonly operation: string
 
   constructor(
-    reason: RedisStoreErrorReason,
+    code: RedisStoreErrorCode,
     operation: string,
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(problems.serviceUnavailable.create({ detail }), options)
-    this.name = 'RedisStoreError'
-    this.reason = reason
+    super(
+      problems.serviceUnavailable.create({ detail }),
+      options?.cause === undefined ? { code } : { code, cause: options.cause },
+    )
     this.operation = operation
-    Object.defineProperty(this, BRAND, { value: true })
-  }
-
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === 'object' && value !== null && BRAND in value
   }
 }

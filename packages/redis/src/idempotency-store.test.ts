@@ -50,30 +50,30 @@ describe('RedisIdempotencyStore without a server', () => {
     expect(calls).toEqual(['EVALSHA true p:k', 'EVAL true p:k'])
   })
 
-  test('a client error rejects with RedisStoreError command_failed, the error as cause', async () => {
+  test('a client error rejects with RedisStoreError COMMAND_FAILED, the error as cause', async () => {
     const failure = new Error('Socket closed unexpectedly')
     const store = new RedisIdempotencyStore({
       client: { evalSha: () => Promise.reject(failure), eval: () => Promise.reject(failure) },
     })
     const error = await store.release('k', 'o').catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(RedisStoreError)
-    expect(error).toMatchObject({ reason: 'command_failed', operation: 'idempotency.release' })
+    expect(error).toMatchObject({ code: 'COMMAND_FAILED', operation: 'idempotency.release' })
     expect((error as RedisStoreError).cause).toBe(failure)
     expect((error as RedisStoreError).toProblem().status).toBe(503)
   })
 
-  test('a reply of an unknown shape rejects with unexpected_reply', async () => {
+  test('a reply of an unknown shape rejects with UNEXPECTED_REPLY', async () => {
     const claim = { fingerprint: 'f', owner: 'o', leaseMs: 1, now: T0 }
     for (const reply of [42, ['in-flight', 'soon'], ['completed'], ['lost']]) {
       await expect(
         new RedisIdempotencyStore({ client: answering(reply) }).claim('k', claim),
       ).rejects.toMatchObject({
-        reason: 'unexpected_reply',
+        code: 'UNEXPECTED_REPLY',
       })
     }
     await expect(
       new RedisIdempotencyStore({ client: answering(1) }).release('k', 'o'),
-    ).rejects.toMatchObject({ reason: 'unexpected_reply', operation: 'idempotency.release' })
+    ).rejects.toMatchObject({ code: 'UNEXPECTED_REPLY', operation: 'idempotency.release' })
   })
 
   test('replies as Buffers (a client mapping blob strings to Buffer) are read as text', async () => {
@@ -221,7 +221,7 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisIdempotencyStore on Re
     })
   })
 
-  test('a corrupt stored response rejects with unexpected_reply (the middleware answers 503)', async () => {
+  test('a corrupt stored response rejects with UNEXPECTED_REPLY (the middleware answers 503)', async () => {
     const store = newStore()
     await client.hSet(`${store.prefix}k`, {
       s: 'completed',
@@ -233,16 +233,16 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisIdempotencyStore on Re
     })
     await expect(
       store.claim('k', { fingerprint: 'f', owner: 'b', leaseMs: LEASE, now: T0 }),
-    ).rejects.toMatchObject({ reason: 'unexpected_reply', operation: 'idempotency.claim' })
+    ).rejects.toMatchObject({ code: 'UNEXPECTED_REPLY', operation: 'idempotency.claim' })
   })
 
-  test('a key of another type rejects with command_failed (WRONGTYPE), and is left alone', async () => {
+  test('a key of another type rejects with COMMAND_FAILED (WRONGTYPE), and is left alone', async () => {
     const store = newStore()
     await client.set(`${store.prefix}k`, 'not a hash')
     const error = await store
       .claim('k', { fingerprint: 'f', owner: 'a', leaseMs: LEASE, now: T0 })
       .catch((caught: unknown) => caught)
-    expect(error).toMatchObject({ reason: 'command_failed' })
+    expect(error).toMatchObject({ code: 'COMMAND_FAILED' })
     expect(String((error as RedisStoreError).cause)).toMatch(/WRONGTYPE/)
     expect(await client.get(`${store.prefix}k`)).toBe('not a hash')
   })
@@ -288,7 +288,7 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisIdempotencyStore on Re
       .claim('k', { fingerprint: 'f', owner: 'a', leaseMs: LEASE, now: T0 })
       .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(RedisStoreError)
-    expect(error).toMatchObject({ reason: 'command_failed', operation: 'idempotency.claim' })
+    expect(error).toMatchObject({ code: 'COMMAND_FAILED', operation: 'idempotency.claim' })
     expect((error as RedisStoreError).cause).toBeInstanceOf(Error)
 
     let ran = 0

@@ -15,6 +15,7 @@ import type {
 import { decodeStoredResponse, encodeStoredResponse } from '@api-blocks/idempotency'
 import type { RedisScriptClient } from './client.ts'
 import { RedisStoreError } from './error.ts'
+import { NODE_BASE64 } from './internal/base64.ts'
 import { CHECKPOINT, CLAIM, COMPLETE, RELEASE } from './internal/idempotency-scripts.ts'
 import type { LuaScript } from './internal/script.ts'
 import { replyText, replyTexts, runScript } from './internal/script.ts'
@@ -65,7 +66,8 @@ function time(value: number, name: string): string {
  * - **Time** is the `now` of each call. A key's `PEXPIRE` is the logical time left plus
  *   `ttlGraceMs`, relative to `now`: garbage collection only, never earlier than the record's
  *   logical end.
- * - **Bodies** are stored as `encodeStoredResponse` text (base64), so any bytes round-trip.
+ * - **Bodies** are stored as `encodeStoredResponse` text (base64, written and read with Node's
+ *   native `Buffer`), so any bytes round-trip.
  * - **Failures** reject with a {@link RedisStoreError} whose `cause` is the client's error; the
  *   middleware then answers 503 and runs nothing.
  *
@@ -127,7 +129,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       case 'completed':
         if (value !== undefined) {
           try {
-            return { state, response: decodeStoredResponse(value) }
+            return { state, response: decodeStoredResponse(value, NODE_BASE64) }
           } catch (cause) {
             throw this.#unexpected('claim', 'a stored response that does not decode', cause)
           }
@@ -145,7 +147,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         owner,
         time(now, 'now'),
         time(now + retentionMs, 'now + retentionMs'),
-        encodeStoredResponse(response),
+        encodeStoredResponse(response, NODE_BASE64),
         this.#grace,
       ]),
     )
@@ -178,7 +180,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       return await runScript(this.client, script, [this.prefix + key], args)
     } catch (cause) {
       throw new RedisStoreError(
-        'command_failed',
+        'COMMAND_FAILED',
         `idempotency.${operation}`,
         `The Redis idempotency store could not ${operation} a record.`,
         { cause },
@@ -195,7 +197,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   #unexpected(operation: string, what: string, cause?: unknown): RedisStoreError {
     return new RedisStoreError(
-      'unexpected_reply',
+      'UNEXPECTED_REPLY',
       `idempotency.${operation}`,
       `The Redis idempotency store read ${what} (${operation}).`,
       cause === undefined ? undefined : { cause },

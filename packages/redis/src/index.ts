@@ -18,7 +18,7 @@
  */
 
 export type { RedisScriptCall, RedisScriptClient } from './client.ts'
-export type { RedisStoreErrorReason } from './error.ts'
+export type { RedisStoreErrorCode } from './error.ts'
 export { RedisStoreError } from './error.ts'
 export type { RedisIdempotencyStoreOptions } from './idempotency-store.ts'
 export { RedisIdempotencyStore } from './idempotency-store.ts'

@@ -42,7 +42,7 @@ describe('RedisRateLimitStore without a server', () => {
       await expect(
         new RedisRateLimitStore({ client: answering(reply) }).consume(check),
       ).rejects.toMatchObject({
-        reason: 'unexpected_reply',
+        code: 'UNEXPECTED_REPLY',
         operation: 'rate-limit.consume',
       })
     }
@@ -75,7 +75,7 @@ describe('RedisRateLimitStore without a server', () => {
     for (const reply of [null, [1, 0], '1.5', 'yes', 2 ** 53, Number.NaN]) {
       await expect(
         new RedisRateLimitStore({ client: answering(reply) }).consume(check),
-      ).rejects.toMatchObject({ reason: 'unexpected_reply' })
+      ).rejects.toMatchObject({ code: 'UNEXPECTED_REPLY' })
     }
   })
 
@@ -323,6 +323,6 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisRateLimitStore on Redi
       .consume({ key: 'k', policies, cost: 1, now: T0 })
       .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(RedisStoreError)
-    expect(error).toMatchObject({ reason: 'command_failed', operation: 'rate-limit.consume' })
+    expect(error).toMatchObject({ code: 'COMMAND_FAILED', operation: 'rate-limit.consume' })
   })
 })

@@ -149,7 +149,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
 function failed(operation: string, cause: unknown): RedisStoreError {
   return new RedisStoreError(
-    'command_failed',
+    'COMMAND_FAILED',
     `rate-limit.${operation}`,
     `The Redis rate-limit store could not ${operation} a key.`,
     { cause },
@@ -166,7 +166,7 @@ function resetFailed(cause: unknown): never {
 
 function unexpected(): RedisStoreError {
   return new RedisStoreError(
-    'unexpected_reply',
+    'UNEXPECTED_REPLY',
     'rate-limit.consume',
     'The Redis rate-limit store read a reply of an unknown shape (consume).',
   )

@@ -4,7 +4,8 @@
  * of `store.ts` operation by operation, then the middleware over the store: concurrency,
  * crash recovery through the lease, stale owners, retention, mismatches and scopes.
  *
- * Time is injected (`now` arguments, the middleware's `clock`), so a store must decide expiry
+ * Every operation must return a Promise, always (the suite checks each answer before awaiting
+ * it). Time is injected (`now` arguments, the middleware's `clock`), so a store must decide expiry
  * by the `now` it is given, never by its own clock. Every test uses fresh random keys, so the
  * suite can run against a shared server.
  *

@@ -12,6 +12,31 @@ import { allBytes, LEASE, plain, RETENTION, sample } from './suite.ts'
 /** Registers the store-operation cases. */
 export function storeOperationCases(context: SuiteContext): void {
   const { it, key, t0, concurrency } = context
+  it('every operation MUST return a Promise, whatever it answers', async (store) => {
+    const k = key()
+    const promised = <T>(answer: Promise<T>): Promise<T> => {
+      expect(answer).toBeInstanceOf(Promise)
+      return answer
+    }
+    const claim = { fingerprint: 'f', owner: 'a', leaseMs: LEASE, now: t0 }
+    expect((await promised(store.claim(k, claim))).state).toBe('claimed')
+    expect((await promised(store.claim(k, { ...claim, owner: 'b' }))).state).toBe('in-flight')
+    expect((await promised(store.claim(k, { ...claim, owner: 'x', fingerprint: 'g' }))).state).toBe(
+      'mismatch',
+    )
+    const point = { recoveryPoint: 'p', retentionMs: RETENTION, now: t0 }
+    expect(await promised(store.checkpoint(k, 'a', point))).toBe(true)
+    expect(await promised(store.checkpoint(k, 'b', point))).toBe(false)
+    const completion = { response: sample(), retentionMs: RETENTION, now: t0 }
+    expect(await promised(store.complete(k, 'b', completion))).toBe(false)
+    expect(await promised(store.complete(k, 'a', completion))).toBe(true)
+    expect((await promised(store.claim(k, { ...claim, owner: 'c' }))).state).toBe('completed')
+    expect(await promised(store.release(k, 'a'))).toBe(false)
+    const other = key()
+    await promised(store.claim(other, claim))
+    expect(await promised(store.release(other, 'a'))).toBe(true)
+  })
+
   it('claim of an absent key MUST answer claimed', async (store) => {
     const result = await store.claim(key(), {
       fingerprint: 'f',

@@ -20,7 +20,7 @@ export interface SuiteContext {
 
 /** The lease of every case, in milliseconds. */
 export const LEASE = 30_000
-/** The retention of every case, in milliseconds (SPEC.md §8: 24 h). */
+/** The retention of every case, in milliseconds (docs/spec.md §8: 24 h). */
 export const RETENTION: number = 24 * 60 * 60 * 1000
 
 /** `length` bytes covering every byte value, so a store that mangles binary is caught. */

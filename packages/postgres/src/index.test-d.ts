@@ -1,0 +1,34 @@
+import type { IdempotencyStore } from '@api-blocks/idempotency'
+import type { ProblemError } from '@api-blocks/problem-details'
+import type { PGlite } from '@electric-sql/pglite'
+import type pg from 'pg'
+import { describe, expectTypeOf, test } from 'vitest'
+import type { PostgresStoreErrorCode, Queryable } from './index.ts'
+import { migrate, PostgresIdempotencyStore, PostgresStoreError } from './index.ts'
+
+describe('public generics of @api-blocks/postgres', () => {
+  test('PostgresIdempotencyStore is an IdempotencyStore: every operation a Promise', () => {
+    expectTypeOf<PostgresIdempotencyStore>().toExtend<IdempotencyStore>()
+    expectTypeOf<PostgresIdempotencyStore['sweepExpired']>().returns.toEqualTypeOf<
+      Promise<number>
+    >()
+    // @ts-expect-error: a connection is required
+    new PostgresIdempotencyStore({ schema: 'api' })
+  })
+
+  test('pg.Pool, pg.Client and PGlite are Queryable; a synchronous query is not', () => {
+    expectTypeOf<pg.Pool>().toExtend<Queryable>()
+    expectTypeOf<pg.Client>().toExtend<Queryable>()
+    expectTypeOf<PGlite>().toExtend<Queryable>()
+    expectTypeOf<{ query(text: string): { rows: unknown[] } }>().not.toExtend<Queryable>()
+    expectTypeOf(migrate).parameter(0).toEqualTypeOf<Queryable>()
+  })
+
+  test('PostgresStoreError narrows its code', () => {
+    const error = new PostgresStoreError('NOT_MIGRATED', 'migrate', 'run migrate() first')
+    expectTypeOf(error.code).toEqualTypeOf<PostgresStoreErrorCode>()
+    expectTypeOf(error).toExtend<ProblemError>() // an ApiBlocksError
+    // @ts-expect-error: the snake_case reasons are gone
+    new PostgresStoreError('not_migrated', 'migrate', 'run migrate() first')
+  })
+})
