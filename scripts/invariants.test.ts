@@ -353,6 +353,42 @@ describe('the import graph', () => {
 })
 
 describe('published packages', () => {
+  test('docs/architecture.md lists every package with the dependencies its package.json has', () => {
+    const rows = new Map<string, string[]>()
+    for (const line of readText('docs/architecture.md').split('\n')) {
+      const row = /^\| `(@api-blocks\/[\w-]+)` \| \w+ \| ([^|]*) \|/.exec(line)
+      if (row === null) continue
+      rows.set(
+        row[1]!,
+        [...row[2]!.matchAll(/`([\w-]+)`/g)].map((match) => `@api-blocks/${match[1]}`),
+      )
+    }
+    const differences: string[] = []
+    for (const manifestPath of repositoryFiles().filter((file) =>
+      /^packages\/[^/]+\/package\.json$/.test(file),
+    )) {
+      const manifest = JSON.parse(readText(manifestPath)) as {
+        name: string
+        private?: boolean
+        dependencies?: Record<string, string>
+      }
+      if (manifest.private === true) continue
+      const actual = Object.keys(manifest.dependencies ?? {})
+        .filter((name) => name.startsWith('@api-blocks/'))
+        .sort()
+      const documented = rows.get(manifest.name)
+      if (documented === undefined) differences.push(`${manifest.name}: not in the table`)
+      else if (documented.sort().join(', ') !== actual.join(', ')) {
+        differences.push(
+          `${manifest.name}: the table says ${documented.join(', ') || 'none'}, package.json has ${actual.join(', ') || 'none'}`,
+        )
+      }
+      rows.delete(manifest.name)
+    }
+    for (const name of rows.keys()) differences.push(`${name}: in the table, but no such package`)
+    expect(differences).toEqual([])
+  })
+
   test('every package.json names its repository, homepage and bugs', () => {
     const missing: string[] = []
     for (const dir of repositoryFiles().filter((file) =>
