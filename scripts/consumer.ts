@@ -238,6 +238,17 @@ try {
       }
     }),
   )
+  // The README promises that CommonJS code can require() the packages (Node >= 22.12 loads ES
+  // modules synchronously, as long as they have no top-level await). The /testing entry points
+  // are left out: they import vitest, which runs them.
+  const requirable = entryPoints.filter((specifier) => !specifier.endsWith('/testing'))
+  writeFileSync(
+    join(project, 'require-all.cjs'),
+    `for (const specifier of ${JSON.stringify(requirable)}) require(specifier)\n`,
+  )
+  await sh(process.execPath, ['require-all.cjs'], project, 30_000).catch((error: unknown) => {
+    failures.push(`require() of the entry points from CommonJS:\n${output(error)}`)
+  })
   if (hasMiddlewareForm) {
     step('running an Express app with blocks as middleware')
     await sh(process.execPath, ['express-app.ts'], project, 30_000).then(

@@ -6,7 +6,10 @@
 // (tsconfig.base.json, the `@api-blocks/source` condition, Node's types). Three settings are
 // relaxed, since they are about the library's own hygiene, not about whether a user's code
 // compiles: noUnusedLocals, noUnusedParameters (an example may declare what it only shows)
-// and isolatedDeclarations (an example's exports need no explicit types).
+// and isolatedDeclarations (an example's exports need no explicit types). The DOM library
+// stays, as in the repository: the sources the examples resolve to use it internally. What a
+// user without it sees (`response.json()` is `unknown` under Node's types) is checked by
+// scripts/consumer.ts, on the packed packages.
 //
 // A block that cannot compile on its own (a fragment continuing the block before it, a shape
 // written for reading) opts out with a comment on the line just above its fence, giving why:
