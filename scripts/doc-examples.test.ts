@@ -125,13 +125,13 @@ describe('TypeScript examples in the documentation compile', () => {
 
   test('opted-out blocks give a reason, and are listed here', () => {
     const skipped = examples.filter((example) => example.skipped !== undefined)
-    console.log(
-      skipped.length === 0
-        ? 'No TypeScript example opts out of the type check.'
-        : `TypeScript examples not type-checked (${skipped.length}):\n${skipped
-            .map((example) => `  ${example.document}:${example.line} (${example.skipped})`)
-            .join('\n')}`,
-    )
+    if (skipped.length > 0) {
+      console.log(
+        `TypeScript examples not type-checked (${skipped.length}):\n${skipped
+          .map((example) => `  ${example.document}:${example.line} (${example.skipped})`)
+          .join('\n')}`,
+      )
+    }
     for (const example of skipped) expect(example.skipped?.trim()).not.toBe('')
   })
 
@@ -140,5 +140,22 @@ describe('TypeScript examples in the documentation compile', () => {
       'continues the example above',
     )
     expect(SKIP.exec('<!-- typecheck: skip -->')).toBeNull()
+    const [marked, plain] = codeBlocks(
+      [
+        'Some text.',
+        '',
+        '<!-- typecheck: skip (a fragment) -->',
+        '```ts',
+        'handler(request)',
+        '```',
+        '',
+        '```ts',
+        'const x = 1',
+        '```',
+      ].join('\n'),
+    )
+    expect(SKIP.exec(marked!.before)?.[1]).toBe('a fragment')
+    expect(marked!.line).toBe(4)
+    expect(SKIP.exec(plain!.before)).toBeNull()
   })
 })

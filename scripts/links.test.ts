@@ -12,7 +12,7 @@
 //   docs/architecture.md and CONTRIBUTING.md.
 import { posix } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { anchors, exists, links, readText, repositoryFiles } from './repository.ts'
+import { anchors, exists, headingSlug, links, readText, repositoryFiles } from './repository.ts'
 
 const REPOSITORY_URL = 'https://github.com/api-blocks/api-blocks'
 const GITHUB_FILE = new RegExp(
@@ -106,6 +106,25 @@ describe('Markdown links', () => {
       checkLink('packages/core/README.md', `${REPOSITORY_URL}/blob/main/docs/nothing.md`),
     ).toMatch(/no such file/)
     expect(checkLink('README.md', 'https://www.rfc-editor.org/rfc/rfc9457')).toBeUndefined()
+  })
+
+  test('anchors are the ones GitHub makes', () => {
+    expect(headingSlug('Quick start (a fresh machine)')).toBe('quick-start-a-fresh-machine')
+    expect(headingSlug('2.3 Resource-interface list envelope')).toBe(
+      '23-resource-interface-list-envelope',
+    )
+    expect(headingSlug('Rate limits: `@api-blocks/rate-limit`')).toBe(
+      'rate-limits-api-blocksrate-limit',
+    )
+    expect(headingSlug('[Links](x.md) and ünïcode')).toBe('links-and-ünïcode')
+    expect([...anchors('# A\n## A\n```\n# not a heading\n```\n<a id="here"></a>')]).toEqual([
+      'a',
+      'a-1',
+      'here',
+    ])
+    expect(
+      links('[a](b.md) `[c](d.md)` ![e](f.png)\n[ref]: g.md').map((link) => link.target),
+    ).toEqual(['b.md', 'f.png', 'g.md'])
   })
 })
 
