@@ -1,5 +1,5 @@
-// DESIGN.md: with REDIS_URL / DATABASE_URL set, several copies of the service run side by side
-// and share their idempotency records. Two instances on two ports, one client, one key.
+// With REDIS_URL / DATABASE_URL set, several copies of the service run side by side and share
+// their idempotency records (docs/stores.md, "Several instances of a service"). Two instances on two ports, one client, one key.
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { clientAddressOf, serve } from '@api-blocks/node'
