@@ -41,7 +41,11 @@ function encode(bytes: Uint8Array, alphabet: string, pad: boolean): string {
   return out
 }
 
-function decode(text: string, table: Int8Array): Uint8Array<ArrayBuffer> | undefined {
+function decode(
+  text: string,
+  table: Int8Array,
+  loose = false,
+): Uint8Array<ArrayBuffer> | undefined {
   if (text.length % 4 === 1) return undefined
   const out = new Uint8Array(Math.floor((text.length * 3) / 4))
   let buffer = 0
@@ -59,7 +63,7 @@ function decode(text: string, table: Int8Array): Uint8Array<ArrayBuffer> | undef
     }
   }
   // RFC 4648 §3.5: the pad bits of the last character must be zero in a canonical encoding.
-  if ((buffer & ((1 << bits) - 1)) !== 0) return undefined
+  if (!loose && (buffer & ((1 << bits) - 1)) !== 0) return undefined
   return out
 }
 
@@ -103,20 +107,44 @@ export function encodeBase64(bytes: Uint8Array): string {
 }
 
 /**
+ * Options of {@link decodeBase64}.
+ *
+ * @example
+ * ```ts
+ * const options: DecodeBase64Options = { loose: true }
+ * ```
+ */
+export interface DecodeBase64Options {
+  /**
+   * Accept what RFC 9651 §4.2.7 asks Structured Field parsers not to fail on: missing or
+   * partial `=` padding and non-zero pad bits (RFC 4648 §3.2 and §3.5 allow decoders to accept
+   * them). The alphabet and the length (never one character past a quantum) are still checked.
+   * Default false: canonical padded base64 only.
+   */
+  loose?: boolean
+}
+
+/**
  * Decodes canonical padded base64 (RFC 4648 §4); `undefined` for anything else (missing or
- * extra padding, whitespace, the base64url alphabet, non-zero pad bits).
+ * extra padding, whitespace, the base64url alphabet, non-zero pad bits). With `loose`, padding
+ * and pad bits are not checked (see {@link DecodeBase64Options}).
  *
  * @example
  * ```ts
  * decodeBase64('Zm8=') // Uint8Array of 'fo'
  * decodeBase64('Zm8') // undefined: standard base64 is padded
+ * decodeBase64('Zm8', { loose: true }) // Uint8Array of 'fo'
  * ```
  */
-export function decodeBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
-  if (text.length % 4 !== 0) return undefined
+export function decodeBase64(
+  text: string,
+  options?: DecodeBase64Options,
+): Uint8Array<ArrayBuffer> | undefined {
+  const loose = options?.loose === true
+  if (!loose && text.length % 4 !== 0) return undefined
   let end = text.length
   while (end > text.length - 2 && text.charCodeAt(end - 1) === 0x3d) end--
   // Exactly the padding that fills the last quantum (RFC 4648 §4: `=` or `==`, never more).
-  if ((4 - (end % 4)) % 4 !== text.length - end) return undefined
-  return decode(end === text.length ? text : text.slice(0, end), STD_LOOKUP)
+  if (!loose && (4 - (end % 4)) % 4 !== text.length - end) return undefined
+  return decode(end === text.length ? text : text.slice(0, end), STD_LOOKUP, loose)
 }

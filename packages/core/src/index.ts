@@ -19,6 +19,7 @@
  * @module
  */
 
+export type { DecodeBase64Options } from './base64.ts'
 export { decodeBase64, decodeBase64url, encodeBase64, encodeBase64url } from './base64.ts'
 export type { BodySlots } from './body-slots.ts'
 export {

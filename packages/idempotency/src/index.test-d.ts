@@ -8,7 +8,6 @@ import type {
   IdempotencyOptions,
   IdempotencyStore,
   StoredResponse,
-  StoredResponseCodecOptions,
 } from './index.ts'
 import {
   computeFingerprint,
@@ -83,16 +82,6 @@ describe('public generics of @api-blocks/idempotency', () => {
     expectTypeOf<IdempotencyContext['checkpoint']>().returns.toEqualTypeOf<Promise<void>>()
     expectTypeOf(computeFingerprint).returns.toEqualTypeOf<Promise<string>>()
     expectTypeOf(deriveStoreKey).returns.toEqualTypeOf<Promise<string>>()
-  })
-
-  test('the codec takes any base64 pair of the right shape', () => {
-    expectTypeOf<{
-      encodeBase64: (bytes: Uint8Array) => string
-      decodeBase64: (text: string) => Uint8Array
-    }>().toExtend<StoredResponseCodecOptions>()
-    expectTypeOf<{
-      encodeBase64: (text: string) => string
-    }>().not.toExtend<StoredResponseCodecOptions>()
   })
 
   test('the conformance suite takes a store or a promise of one', () => {

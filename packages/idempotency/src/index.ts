@@ -47,5 +47,4 @@ export type {
   StoredResponse,
 } from './store.ts'
 export { deriveStoreKey } from './store-key.ts'
-export type { StoredResponseCodecOptions } from './stored-response.ts'
 export { decodeStoredResponse, encodeStoredResponse } from './stored-response.ts'

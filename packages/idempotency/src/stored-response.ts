@@ -11,30 +11,9 @@ import { decodeBase64, encodeBase64 } from '@api-blocks/core'
 import type { StoredResponse } from './store.ts'
 
 /**
- * How the codec writes and reads the body's base64 (RFC 4648 §4, padded). The default is
- * `encodeBase64` / `decodeBase64` of `@api-blocks/core`, portable JavaScript; a store that runs
- * on Node only may pass Node's native `Buffer` base64 instead (as `@api-blocks/redis` does),
- * which is several times faster on bodies of a few hundred bytes and more.
- *
- * @example
- * ```ts
- * const base64: StoredResponseCodecOptions = {
- *   encodeBase64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
- *   decodeBase64: (text) => new Uint8Array(Buffer.from(text, 'base64')),
- * }
- * const text = encodeStoredResponse(response, base64)
- * ```
- */
-export interface StoredResponseCodecOptions {
-  /** Encodes the body (only its own bytes: it may be a view into a larger buffer). */
-  readonly encodeBase64?: (bytes: Uint8Array) => string
-  /** Decodes the body; `undefined` (or a throw) for text that is not base64. */
-  readonly decodeBase64?: (text: string) => Uint8Array | undefined
-}
-
-/**
- * Serialises a stored response as JSON text, the body in base64 (RFC 4648 §4; see
- * {@link StoredResponseCodecOptions} for the base64 it uses).
+ * Serialises a stored response as JSON text, the body in base64 (RFC 4648 §4, padded), written
+ * by `encodeBase64` of `@api-blocks/core` (Node's native Buffer under the `node` export
+ * condition: every Redis write of a response pays it).
  *
  * @example
  * ```ts
@@ -42,15 +21,12 @@ export interface StoredResponseCodecOptions {
  * // '{"v":1,"status":201,"headers":[["content-type","text/plain"]],"body":"aGk="}'
  * ```
  */
-export function encodeStoredResponse(
-  response: StoredResponse,
-  options: StoredResponseCodecOptions = {},
-): string {
+export function encodeStoredResponse(response: StoredResponse): string {
   return JSON.stringify({
     v: 1,
     status: response.status,
     headers: response.headers.map(([name, value]) => [name, value]),
-    body: (options.encodeBase64 ?? encodeBase64)(response.body),
+    body: encodeBase64(response.body),
   })
 }
 
@@ -66,10 +42,7 @@ export function encodeStoredResponse(
  * new Response(response.body, { status: response.status, headers: [...response.headers] })
  * ```
  */
-export function decodeStoredResponse(
-  text: string,
-  options: StoredResponseCodecOptions = {},
-): StoredResponse {
+export function decodeStoredResponse(text: string): StoredResponse {
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -99,7 +72,7 @@ export function decodeStoredResponse(
   if (typeof body !== 'string') throw new TypeError('Stored response has no body')
   let bytes: Uint8Array | undefined
   try {
-    bytes = (options.decodeBase64 ?? decodeBase64)(body)
+    bytes = decodeBase64(body)
   } catch (cause) {
     throw new TypeError('Stored response body is not base64', { cause })
   }

@@ -15,7 +15,6 @@ import type {
 import { decodeStoredResponse, encodeStoredResponse } from '@api-blocks/idempotency'
 import type { RedisScriptClient } from './client.ts'
 import { RedisStoreError } from './error.ts'
-import { NODE_BASE64 } from './internal/base64.ts'
 import { CHECKPOINT, CLAIM, COMPLETE, RELEASE } from './internal/idempotency-scripts.ts'
 import type { LuaScript } from './internal/script.ts'
 import { replyText, replyTexts, runScript } from './internal/script.ts'
@@ -129,7 +128,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       case 'completed':
         if (value !== undefined) {
           try {
-            return { state, response: decodeStoredResponse(value, NODE_BASE64) }
+            return { state, response: decodeStoredResponse(value) }
           } catch (cause) {
             throw this.#unexpected('claim', 'a stored response that does not decode', cause)
           }
@@ -147,7 +146,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         owner,
         time(now, 'now'),
         time(now + retentionMs, 'now + retentionMs'),
-        encodeStoredResponse(response, NODE_BASE64),
+        encodeStoredResponse(response),
         this.#grace,
       ]),
     )

@@ -111,3 +111,10 @@ describe('the two builds agree', () => {
     expect(digest.buffer.byteLength).toBe(32)
   })
 })
+
+test('node:crypto digests are plain Uint8Arrays, not Buffers', async () => {
+  const digest = await node.sha256('x')
+  expect(Object.getPrototypeOf(digest)).toBe(Uint8Array.prototype)
+  const mac = await node.hmacSha256(node.createHmacKey(new Uint8Array(32)), 'x')
+  expect(Object.getPrototypeOf(mac)).toBe(Uint8Array.prototype)
+})

@@ -18,9 +18,9 @@ import type { CryptoInput, HmacKey } from './types.ts'
 
 export type { CryptoInput, HmacKey } from './types.ts'
 
-// A copy of a Buffer into an array of its own: small Buffers may share Node's pool.
+// A copy of a Buffer into a plain Uint8Array of its own: small Buffers may share Node's pool.
 function own(buffer: Uint8Array): Uint8Array {
-  return Uint8Array.prototype.slice.call(buffer)
+  return new Uint8Array(buffer)
 }
 
 /**

@@ -292,30 +292,18 @@ function parseToken(input: Input): string {
   return input.text.slice(start, input.at)
 }
 
-const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-
 /**
  * §4.2.7. The RFC asks parsers not to fail for missing "=" padding or non-zero pad bits
- * (SHOULD NOT): the padding is completed and the pad bits are cleared before core's strict
- * decoder runs, so `:aGVsbG8:` and `:iZ==:` read as `hello` and `0x89`.
+ * (SHOULD NOT): core's decoder in its `loose` mode accepts both, so `:aGVsbG8:` and `:iZ==:`
+ * read as `hello` and `0x89`.
  */
 function parseByteSequence(input: Input): Uint8Array {
   input.at++ // ":"
   const end = input.text.indexOf(':', input.at)
   if (end === -1) fail()
-  let content = input.text.slice(input.at, end)
+  const content = input.text.slice(input.at, end)
   input.at = end + 1
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(content)) fail()
-  content = content.replace(/=+$/, '')
-  const rest = content.length % 4
-  if (rest === 1) fail()
-  if (rest !== 0) {
-    // The last character carries 4 (two characters left) or 2 (three left) pad bits.
-    const last = BASE64_ALPHABET.indexOf(content.at(-1) ?? '')
-    const cleared = BASE64_ALPHABET[last & (rest === 2 ? 0b110000 : 0b111100)] ?? ''
-    content = `${content.slice(0, -1)}${cleared}${'='.repeat(4 - rest)}`
-  }
-  return decodeBase64(content) ?? fail()
+  return decodeBase64(content, { loose: true }) ?? fail()
 }
 
 /** §4.2.8 */

@@ -86,7 +86,7 @@ export function runRateLimitStoreConformance<Store extends RateLimitStore>(
         ]
         for (const [call, run] of calls) {
           const answer = run()
-          expect({ call, isPromise: answer instanceof Promise }).toEqual({ call, isPromise: true })
+          expect({ call, promise: answer instanceof Promise }).toEqual({ call, promise: true })
           await answer
         }
       }),
