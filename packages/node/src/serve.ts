@@ -5,9 +5,9 @@
  */
 import type { Server, ServerOptions } from 'node:http'
 import { createServer } from 'node:http'
-import type { Handler } from './handler.ts'
-import type { NodeAdapterOptions } from './listener.ts'
+import type { Handler } from '@api-blocks/core'
 import { toNodeListener } from './listener.ts'
+import type { NodeAdapterOptions } from './options.ts'
 
 /** Options of {@link serve}. */
 export interface ServeOptions extends NodeAdapterOptions {
