@@ -67,7 +67,9 @@ export async function handleNodeMiddleware(
           'The framework runs once per request: call next() once, before answering.',
         )
       }
-      if (body !== undefined) body.handOver(body.readToEnd ? await bytesOf(forwarded) : undefined)
+      if (body !== undefined) {
+        await body.handOver(body.readToEnd ? await bytesOf(forwarded) : undefined)
+      }
       capture = new DownstreamCapture(res, head)
       passOn()
       return capture.response

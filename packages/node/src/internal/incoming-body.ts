@@ -13,6 +13,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { finished } from 'node:stream/promises'
 import { NodeAdapterError } from '../errors.ts'
 
 /**
@@ -173,40 +174,33 @@ export class IncomingBody {
    * Hands the IncomingMessage on to the framework (the middleware form's `next`). A body never
    * read stays on the socket for the framework to read; a body read to its end is put back as
    * `bytes` (the body of the request the block handed on), and the IncomingMessage then reads
-   * as if unread. Answers whether the framework can read the body: false when it was read
-   * part way, cancelled or failed, or read whole without `bytes` to put back (the
-   * IncomingMessage then ends, and body parsers find it consumed).
+   * as if unread. Without `bytes` the IncomingMessage ends first (resolved once it emitted
+   * `'end'`), so that body parsers find it consumed and leave it alone. A body read part way
+   * stays as it is: what is left on the socket is all the framework can read.
    */
-  handOver(bytes: Uint8Array | undefined): boolean {
+  async handOver(bytes: Uint8Array | undefined): Promise<void> {
     const req = this.#req
-    switch (this.#state) {
-      case 'idle':
-        this.#state = 'handed-over'
-        return true
-      case 'ended': {
-        this.#state = 'handed-over'
-        if (bytes === undefined) {
-          endMessage(req)
-          return false
-        }
-        const length = req.headers['content-length']
-        if (length !== undefined && length !== `${bytes.byteLength}`) {
-          req.headers['content-length'] = `${bytes.byteLength}`
-        }
-        if (bytes.byteLength > 0) req.unshift(bytes)
-        return true
+    if (this.#state === 'idle') this.#state = 'handed-over'
+    else if (this.#state === 'reading') {
+      this.#settle('handed-over')
+      this.#controller.error(
+        new NodeAdapterError(
+          'REQUEST_BODY_CONSUMED',
+          'The request body was handed on to the framework while it was being read.',
+        ),
+      )
+    } else if (this.#state === 'ended') {
+      this.#state = 'handed-over'
+      if (bytes === undefined) {
+        endMessage(req)
+        await finished(req).catch(() => undefined)
+        return
       }
-      case 'reading':
-        this.#settle('handed-over')
-        this.#controller.error(
-          new NodeAdapterError(
-            'REQUEST_BODY_CONSUMED',
-            'The request body was handed on to the framework while it was being read.',
-          ),
-        )
-        return false
-      default:
-        return false
+      const length = req.headers['content-length']
+      if (length !== undefined && length !== `${bytes.byteLength}`) {
+        req.headers['content-length'] = `${bytes.byteLength}`
+      }
+      if (bytes.byteLength > 0) req.unshift(bytes)
     }
   }
 
