@@ -16,13 +16,13 @@ export function requestOptionsOf(req: ExpressRequest): NodeRequestOptions {
     protocol: req.protocol,
     host: req.host,
     clientAddress: req.ip,
-    routeParams: routeParamsOf(req.params),
+    routeParams: paramsOf(req.params),
     body: parsedBody(req),
   }
 }
 
 // Express 5 gives a wildcard (`/*path`) its segments as an array: they are joined back.
-function routeParamsOf(params: unknown): Readonly<Record<string, string>> | undefined {
+function paramsOf(params: unknown): Readonly<Record<string, string>> | undefined {
   if (typeof params !== 'object' || params === null) return undefined
   let recorded: Record<string, string> | undefined
   for (const [name, value] of Object.entries(params)) {

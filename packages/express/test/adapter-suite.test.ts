@@ -24,3 +24,8 @@ const readsBody: Middleware = async (request, next) => {
 runAdapterSuite('express, toExpressMiddleware reading the body', (handler) =>
   listen(express().use(toExpressMiddleware(readsBody)).use(toExpressHandler(handler))),
 )
+
+// Last in this file: it installs the lightweight globals for the rest of the process.
+runAdapterSuite('express, lightweight: true', (handler) =>
+  listen(express().use(toExpressHandler(handler, { lightweight: true }))),
+)
