@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import type { Handler } from '@api-blocks/node'
+import type { Handler } from '@api-blocks/core'
 import { problems, toProblemResponse } from '@api-blocks/problem-details'
 
 /** The body limit the `/limited` route enforces. */
