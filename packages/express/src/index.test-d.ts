@@ -14,7 +14,7 @@ describe('public types of @api-blocks/express', () => {
     expectTypeOf(toExpressMiddleware(block)).toEqualTypeOf<ExpressMiddleware>()
     expectTypeOf<ExpressMiddleware>().toExtend<RequestHandler>()
     // @ts-expect-error: a middleware takes (request, next), a handler is not one
-    toExpressMiddleware(async (request: Request, next: string) => new Response(next))
+    toExpressMiddleware(async (_request: Request, next: string) => new Response(next))
   })
 
   test('proxy trust is the app setting, not an option', () => {

@@ -92,7 +92,7 @@ export async function send(
 }
 
 /** Tells `onError`, which must not turn one failed request into a crashed process. */
-export function report(
+function report(
   options: NodeAdapterOptions,
   error: unknown,
   request: Request | undefined,
