@@ -1,6 +1,6 @@
 // The middleware form with the real blocks of this repository in front of plain Express routes.
 import { once } from 'node:events'
-import { request as httpRequest } from 'node:http'
+import { Agent, request as httpRequest } from 'node:http'
 import { Readable } from 'node:stream'
 import type { Middleware } from '@api-blocks/core'
 import { clientAddressOf } from '@api-blocks/core'
@@ -208,6 +208,40 @@ describe('toExpressMiddleware: the request body for the later handlers', () => {
     expect(await (await post(`${running.url}/json`, '{"a":1}')).json()).toEqual({ a: 1 })
   })
 
+  test('bytes put back that no handler reads are dropped; the connection serves the next request', async () => {
+    const readsBody: Middleware = async (request, next) =>
+      next(new Request(request, { body: await request.bytes() }))
+    const ended: Promise<unknown>[] = []
+    const app = express()
+      .use(toExpressMiddleware(readsBody))
+      .post('/ignore', (req, res) => {
+        // Once the answer is out, the request ends: the bytes nobody read were dropped.
+        ended.push(once(req, 'end'))
+        res.send('ignored the body')
+      })
+    running = await listen(app)
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const send = () =>
+      new Promise<{ text: string; port: number }>((resolve, reject) => {
+        const client = httpRequest(`${running!.url}/ignore`, { method: 'POST', agent }, (res) => {
+          let text = ''
+          res.on('data', (chunk) => {
+            text += chunk
+          })
+          res.on('end', () => resolve({ text, port: client.socket!.localPort! }))
+        })
+        client.on('error', reject)
+        client.end('{"some":"body"}')
+      })
+    const first = await send()
+    const second = await send()
+    agent.destroy()
+    expect([first.text, second.text]).toEqual(['ignored the body', 'ignored the body'])
+    expect(second.port).toBe(first.port)
+    await Promise.all(ended)
+    expect(ended).toHaveLength(2)
+  })
+
   test('the block reading the body after it called next fails with REQUEST_BODY_CONSUMED', async () => {
     let late: unknown
     const reader: Middleware = async (request, next) => {
@@ -360,6 +394,26 @@ describe('toExpressMiddleware: answers and errors of the block itself', () => {
     expect(response.headers.get('x-route')).toBeNull()
     expect(response.headers.get('x-wrapped')).toBe('yes')
     expect(await response.text()).toBe('wrapped(inner)')
+  })
+
+  test('an answer node:http refuses after the downstream ran is a 500 problem, not a cut connection', async () => {
+    const errors: unknown[] = []
+    const odd: Middleware = async (request, next) => {
+      const downstream = await next(request)
+      const headers = new Headers(downstream.headers)
+      headers.set('x-odd', 'a\u0001b') // valid for Fetch, not for node:http
+      return new Response(await downstream.text(), { headers })
+    }
+    const app = express()
+      .use(toExpressMiddleware(odd, { onError: (error) => errors.push(error) }))
+      .get('/', (_req, res) => {
+        res.send('inner')
+      })
+    running = await listen(app)
+    const response = await fetch(running.url)
+    expect(response.status).toBe(500)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    expect((errors[0] as { code: string }).code).toBe('ERR_INVALID_CHAR')
   })
 
   test("the block's next runs Express once; a second call rejects", async () => {

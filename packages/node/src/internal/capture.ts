@@ -136,7 +136,8 @@ export class DownstreamCapture {
       headersSent: {
         configurable: true,
         get(this: ServerResponse) {
-          return capture.#headSent || realHeadersSent?.call(this) === true
+          if (capture.#headSent && !capture.#answered) return true
+          return realHeadersSent?.call(this) === true
         },
       },
     })

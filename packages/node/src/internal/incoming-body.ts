@@ -204,9 +204,21 @@ export class IncomingBody {
     }
   }
 
-  /** Lets a held IncomingMessage end (the middleware form, once the block answered itself). */
+  /**
+   * After the answer (the middleware form): lets a held IncomingMessage end, and drops bytes
+   * put back for the framework that nothing read, as node:http drops a body nobody read.
+   */
   release(): void {
-    if (this.#state === 'ended') endMessage(this.#req)
+    const req = this.#req
+    if (this.#state === 'ended') endMessage(req)
+    else if (
+      this.#state === 'handed-over' &&
+      !req.readableEnded &&
+      req.listenerCount('data') === 0 &&
+      req.listenerCount('readable') === 0
+    ) {
+      req.resume()
+    }
   }
 }
 
