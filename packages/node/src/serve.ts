@@ -9,7 +9,14 @@ import type { Handler } from '@api-blocks/core'
 import { toNodeListener } from './listener.ts'
 import type { NodeAdapterOptions } from './options.ts'
 
-/** Options of {@link serve}. */
+/**
+ * Options of {@link serve}.
+ *
+ * @example
+ * ```ts
+ * const options: ServeOptions = { port: 3000, hostname: '127.0.0.1', server: { keepAliveTimeout: 5000 } }
+ * ```
+ */
 export interface ServeOptions extends NodeAdapterOptions {
   /** The TCP port; 0 picks a free one (read it from `server.address()`). Default 3000. */
   port?: number
