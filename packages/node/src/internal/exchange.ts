@@ -92,11 +92,7 @@ export async function send(
 }
 
 /** Tells `onError`, which must not turn one failed request into a crashed process. */
-function report(
-  options: NodeAdapterOptions,
-  error: unknown,
-  request: Request | undefined,
-): void {
+function report(options: NodeAdapterOptions, error: unknown, request: Request | undefined): void {
   try {
     options.onError?.(error, request)
   } catch {
