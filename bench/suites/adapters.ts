@@ -1,6 +1,8 @@
 // The framework adapters against each framework's own way of answering the same small JSON:
 // bare node:http vs @api-blocks/node, bare Express vs @api-blocks/express, bare Fastify vs
-// @api-blocks/fastify, and the same Fetch handler on Hono with @hono/node-server. Every server
+// @api-blocks/fastify, each adapter in its default mode (native undici Request and Response)
+// and with the opt-in fast path (`lightweight: true`) side by side, and the same Fetch handler
+// on Hono with @hono/node-server. Every server
 // listens on 127.0.0.1 port 0 in this process; autocannon (in-process, its load in one worker
 // thread so the server keeps the main thread) drives 10 connections.
 //
@@ -15,11 +17,13 @@
 // drift on a shared machine hits both sides of a comparison alike; the table shows medians.
 //
 // Then, without the network: the same JSON written to a real ServerResponse that has no
-// socket (node:http only serialises it), by hand and through handleNodeRequest: the cost of
-// the conversion itself, free of the machine's noise.
+// socket (node:http only serialises it), by hand and through handleNodeRequest in both modes:
+// the cost of the conversion itself, free of the machine's noise.
 //
-// Order matters: `lightweight: false` runs before anything installs the lightweight globals,
-// and Hono runs last because @hono/node-server replaces globalThis.Request and Response.
+// The globals are process-wide, and `Response.json()` in the handler builds whatever class
+// `globalThis.Response` is: before every warm-up and round, each target sets the globals its
+// mode needs (restoreNativeGlobals / installLightweightGlobals). Hono runs last because
+// @hono/node-server replaces globalThis.Request and Response for good.
 import { once } from 'node:events'
 import type { RequestListener, Server } from 'node:http'
 import { createServer, IncomingMessage, ServerResponse } from 'node:http'
@@ -27,7 +31,12 @@ import { createRequire } from 'node:module'
 import { Socket } from 'node:net'
 import { toExpressHandler } from '@api-blocks/express'
 import { fastifyFetchHandler } from '@api-blocks/fastify'
-import { handleNodeRequest, toNodeListener } from '@api-blocks/node'
+import {
+  handleNodeRequest,
+  installLightweightGlobals,
+  restoreNativeGlobals,
+  toNodeListener,
+} from '@api-blocks/node'
 import { serve as honoServe } from '@hono/node-server'
 import express from 'express'
 import Fastify from 'fastify'
@@ -59,7 +68,17 @@ interface Target {
   name: string
   /** The row this one is compared with (its framework without the adapter). */
   baseline?: string
+  /** The globals this target runs with; left as they are when absent (Hono's own). */
+  globals?: 'native' | 'lightweight'
   start(): Promise<{ url: string; close(): Promise<void> }>
+}
+
+// Puts the globals `target` runs with in place.
+function enter(target: Target): void {
+  if (target.globals === 'native') restoreNativeGlobals()
+  else if (target.globals === 'lightweight' && !installLightweightGlobals()) {
+    throw new Error(`${target.name}: the lightweight globals could not be installed`)
+  }
 }
 
 async function listening(server: Server) {
@@ -93,21 +112,24 @@ const expressApp = () => express().set('etag', false).disable('x-powered-by')
 
 const groups: Target[][] = [
   [
-    { name: 'node:http (bare)', start: node(bareNode) },
+    { name: 'node:http (bare)', globals: 'native', start: node(bareNode) },
     {
-      name: '@api-blocks/node, native objects',
+      name: '@api-blocks/node (default: native objects)',
       baseline: 'node:http (bare)',
-      start: node(toNodeListener(handler, { lightweight: false })),
+      globals: 'native',
+      start: () => node(toNodeListener(handler))(),
     },
     {
-      name: '@api-blocks/node',
+      name: '@api-blocks/node, lightweight: true',
       baseline: 'node:http (bare)',
-      start: () => node(toNodeListener(handler))(),
+      globals: 'lightweight',
+      start: () => node(toNodeListener(handler, { lightweight: true }))(),
     },
   ],
   [
     {
       name: 'express (bare)',
+      globals: 'native',
       start: () =>
         listening(
           expressApp()
@@ -118,14 +140,27 @@ const groups: Target[][] = [
         ),
     },
     {
-      name: '@api-blocks/express',
+      name: '@api-blocks/express (default: native objects)',
       baseline: 'express (bare)',
+      globals: 'native',
       start: () => listening(expressApp().use(toExpressHandler(handler)).listen(0, '127.0.0.1')),
+    },
+    {
+      name: '@api-blocks/express, lightweight: true',
+      baseline: 'express (bare)',
+      globals: 'lightweight',
+      start: () =>
+        listening(
+          expressApp()
+            .use(toExpressHandler(handler, { lightweight: true }))
+            .listen(0, '127.0.0.1'),
+        ),
     },
   ],
   [
     {
       name: 'fastify (bare)',
+      globals: 'native',
       start: async () => {
         const app = Fastify()
         app.get('/', async () => payload())
@@ -134,8 +169,9 @@ const groups: Target[][] = [
       },
     },
     {
-      name: '@api-blocks/fastify',
+      name: '@api-blocks/fastify (default: native objects)',
       baseline: 'fastify (bare)',
+      globals: 'native',
       start: async () => {
         const app = Fastify()
         await app.register(fastifyFetchHandler, { handler })
@@ -143,9 +179,20 @@ const groups: Target[][] = [
         return listening(app.server)
       },
     },
+    {
+      name: '@api-blocks/fastify, lightweight: true',
+      baseline: 'fastify (bare)',
+      globals: 'lightweight',
+      start: async () => {
+        const app = Fastify()
+        await app.register(fastifyFetchHandler, { handler, lightweight: true })
+        await app.listen({ port: 0, host: '127.0.0.1' })
+        return listening(app.server)
+      },
+    },
   ],
   [
-    { name: 'node:http (bare), again', start: node(bareNode) },
+    { name: 'node:http (bare), again', globals: 'native', start: node(bareNode) },
     {
       name: 'hono + @hono/node-server',
       baseline: 'node:http (bare), again',
@@ -204,18 +251,37 @@ function exchange() {
 }
 let sink = 0
 
-async function conversionCost(): Promise<{ bare: number; adapter: number }> {
+interface ConversionCost {
+  bare: number
+  native: number
+  lightweight: number
+}
+
+async function conversionCost(): Promise<ConversionCost> {
   const bench = new Bench({ time: 1000, warmupTime: 200 })
   bench.add('node:http by hand', async () => {
     const { req, res } = exchange()
     bareNode(req, res)
     sink += res.writableLength
   })
-  bench.add('handleNodeRequest', async () => {
-    const { req, res } = exchange()
-    await handleNodeRequest(handler, req, res)
-    sink += res.writableLength
-  })
+  bench.add(
+    'handleNodeRequest (default: native objects)',
+    async () => {
+      const { req, res } = exchange()
+      await handleNodeRequest(handler, req, res)
+      sink += res.writableLength
+    },
+    { beforeAll: () => restoreNativeGlobals() },
+  )
+  bench.add(
+    'handleNodeRequest, lightweight: true',
+    async () => {
+      const { req, res } = exchange()
+      await handleNodeRequest(handler, req, res, { lightweight: true })
+      sink += res.writableLength
+    },
+    { beforeAll: () => void installLightweightGlobals(), afterAll: () => restoreNativeGlobals() },
+  )
   await bench.run()
   const ns = (name: string) => {
     const result = bench.getTask(name)?.result
@@ -224,19 +290,27 @@ async function conversionCost(): Promise<{ bare: number; adapter: number }> {
   }
   // Both wrote the same bytes (the Date header aside), or the comparison means nothing.
   if (sink === 0) throw new Error('nothing was written')
-  return { bare: ns('node:http by hand'), adapter: ns('handleNodeRequest') }
+  return {
+    bare: ns('node:http by hand'),
+    native: ns('handleNodeRequest (default: native objects)'),
+    lightweight: ns('handleNodeRequest, lightweight: true'),
+  }
 }
 
 export default async function (): Promise<void> {
   const rows: Row[] = []
-  let conversion = { bare: 0, adapter: 0 }
+  let conversion: ConversionCost = { bare: 0, native: 0, lightweight: 0 }
   for (const [index, group] of groups.entries()) {
-    // After the node group (which must see native globals first), before Hono replaces them.
-    if (index === groups.length - 1) conversion = await conversionCost()
+    // Before Hono replaces the globals for good.
+    if (index === groups.length - 1) {
+      conversion = await conversionCost()
+      restoreNativeGlobals()
+    }
     const started = []
     for (const target of group) started.push({ target, server: await target.start() })
     const reference = await (await fetch(started[0]!.server.url)).text()
     for (const { target, server } of started) {
+      enter(target)
       const body = await (await fetch(server.url)).text()
       if (body !== reference) throw new Error(`${target.name} answers ${body}, not ${reference}`)
       await load(server.url, WARMUP_S)
@@ -251,6 +325,7 @@ export default async function (): Promise<void> {
     }))
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, { target, server }] of started.entries()) {
+        enter(target)
         const { result, cpuPerRequest } = await measure(server.url, ROUND_S)
         if (result.errors > 0 || result.non2xx > 0) {
           throw new Error(`${target.name}: ${result.errors} errors, ${result.non2xx} non-2xx`)
@@ -286,6 +361,11 @@ export default async function (): Promise<void> {
   console.log('\nWithout the network (real IncomingMessage / ServerResponse, no socket), median:')
   console.log('| write | ns per request |\n|---|---:|')
   console.log(`| node:http by hand | ${Math.round(conversion.bare)} |`)
-  console.log(`| handleNodeRequest (lightweight) | ${Math.round(conversion.adapter)} |`)
-  console.log(`| conversion cost | **+${Math.round(conversion.adapter - conversion.bare)} ns** |`)
+  for (const [mode, ns] of [
+    ['default: native objects', conversion.native],
+    ['lightweight: true', conversion.lightweight],
+  ] as const) {
+    console.log(`| handleNodeRequest, ${mode} | ${Math.round(ns)} |`)
+    console.log(`| conversion cost, ${mode} | **+${Math.round(ns - conversion.bare)} ns** |`)
+  }
 }

@@ -18,6 +18,20 @@ afterAll(() => {
 test('Express routes and the mounted handler live side by side', async () => {
   expect(await (await fetch(`${url}/`)).text()).toContain('Express app')
   expect(await (await fetch(`${url}/v1/health`)).json()).toEqual({ status: 'ok' })
+  const echo = await fetch(`${url}/echo`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"a":1}',
+  })
+  expect(await echo.json()).toEqual({ echo: { a: 1 } })
+})
+
+test('the requestId block in front answers for Express routes and the handler alike', async () => {
+  for (const path of ['/', '/v1/health', '/missing']) {
+    const response = await fetch(`${url}${path}`, { headers: { 'x-request-id': 'example-1' } })
+    await response.arrayBuffer()
+    expect([path, response.headers.get('x-request-id')]).toEqual([path, 'example-1'])
+  }
 })
 
 test('the handler reads and limits bodies itself', async () => {

@@ -32,7 +32,9 @@ const service = createService({
   ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
   onError: (error) => console.error('unexpected error:', error),
 })
-const server = serve(service, { port, hostname: host })
+// The opt-in fast path of @api-blocks/node (lightweight Request and Response globals): the
+// configuration the benchmarks measure, and the one the socket tests of this service run.
+const server = serve(service, { port, hostname: host, lightweight: true })
 await once(server, 'listening')
 const base = publicUrl.replace(/:\d+$/, `:${(server.address() as { port: number }).port}`)
 

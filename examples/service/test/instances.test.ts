@@ -21,7 +21,8 @@ async function instance(env: StoreEnvironment): Promise<string> {
       ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
       clientAddress: clientAddressOf,
     }),
-    { port: 0, hostname: '127.0.0.1' },
+    // As src/main.ts serves it.
+    { port: 0, hostname: '127.0.0.1', lightweight: true },
   )
   await once(server, 'listening')
   cleanups.push(async () => {

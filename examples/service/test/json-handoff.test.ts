@@ -19,7 +19,8 @@ const server = serve(
       seen.push({ same: forwarded === request, value })
       return Response.json({ ok: true }, { status: 201 })
     }),
-  { port: 0, hostname: '127.0.0.1' },
+  // The lightweight Request is what takes the bytes back (restoreBody), as src/main.ts serves it.
+  { port: 0, hostname: '127.0.0.1', lightweight: true },
 )
 await once(server, 'listening')
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`

@@ -5,19 +5,43 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import type { Handler } from '@api-blocks/node'
+import type { Handler } from '@api-blocks/core'
 import { problems, toProblemResponse } from '@api-blocks/problem-details'
 
-/** The body limit the `/limited` route enforces. */
+/**
+ * The body limit the `/limited` route enforces.
+ *
+ * @example
+ * ```ts
+ * const over = new Uint8Array(BODY_LIMIT_BYTES + 1) // answered 413
+ * ```
+ */
 export const BODY_LIMIT_BYTES: number = 64 * 1024
 
-/** A promise with its resolver, to pace a stream from a test. */
+/**
+ * A promise with its resolver, to pace a stream from a test.
+ *
+ * @example
+ * ```ts
+ * const paced: Gate = gate()
+ * paced.open()
+ * ```
+ */
 export interface Gate {
   readonly promise: Promise<void>
   open(): void
 }
 
-/** Makes a {@link Gate}. */
+/**
+ * Makes a {@link Gate}.
+ *
+ * @example
+ * ```ts
+ * const paced = gate()
+ * setTimeout(() => paced.open(), 10)
+ * await paced.promise
+ * ```
+ */
 export function gate(): Gate {
   let open!: () => void
   const promise = new Promise<void>((resolve) => {
@@ -26,7 +50,14 @@ export function gate(): Gate {
   return { promise, open }
 }
 
-/** What the handler reports to the tests about one disconnecting stream. */
+/**
+ * What the handler reports to the tests about one disconnecting stream.
+ *
+ * @example
+ * ```ts
+ * const watch: Disconnect = { cancelled: gate(), aborted: gate() }
+ * ```
+ */
 export interface Disconnect {
   /** Opens when the response body stream was cancelled. */
   readonly cancelled: Gate
@@ -34,7 +65,14 @@ export interface Disconnect {
   readonly aborted: Gate
 }
 
-/** Shared between the tests and the handler, keyed by the `id` query parameter. */
+/**
+ * Shared between the tests and the handler, keyed by the `id` query parameter.
+ *
+ * @example
+ * ```ts
+ * const state: SuiteState = { gates: new Map(), disconnects: new Map() }
+ * ```
+ */
 export interface SuiteState {
   readonly gates: Map<string, Gate>
   readonly disconnects: Map<string, Disconnect>
@@ -43,7 +81,15 @@ export interface SuiteState {
 const encoder = new TextEncoder()
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The suite's handler. Every route reads only Fetch APIs, as an api-blocks handler would. */
+/**
+ * The suite's handler. Every route reads only Fetch APIs, as an api-blocks handler would.
+ *
+ * @example
+ * ```ts
+ * const handler = suiteHandler({ gates: new Map(), disconnects: new Map() })
+ * const response = await handler(new Request('http://x.test/status/418'))
+ * ```
+ */
 export function suiteHandler(state: SuiteState): Handler {
   return async (request) => {
     const url = new URL(request.url)

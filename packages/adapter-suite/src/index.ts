@@ -14,5 +14,7 @@
 
 export type { Disconnect, Gate, SuiteState } from './handler.ts'
 export { BODY_LIMIT_BYTES, gate, suiteHandler } from './handler.ts'
-export type { StartedServer, StartServer } from './suite.ts'
+export type { AdapterRule } from './rules.ts'
+export { adapterRules, ruleTitle } from './rules.ts'
+export type { AdapterSuiteOptions, StartedServer, StartServer } from './suite.ts'
 export { runAdapterSuite } from './suite.ts'

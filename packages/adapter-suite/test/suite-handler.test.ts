@@ -8,6 +8,8 @@ import { describe, expect, test } from 'vitest'
 import { fieldValues, rawExchange } from '../src/client.ts'
 import type { SuiteState } from '../src/handler.ts'
 import { BODY_LIMIT_BYTES, suiteHandler } from '../src/handler.ts'
+import { adapterRules, ruleTitle } from '../src/rules.ts'
+import { runAdapterSuite } from '../src/suite.ts'
 
 const state: SuiteState = { gates: new Map(), disconnects: new Map() }
 const handler = suiteHandler(state)
@@ -60,4 +62,32 @@ test('rawExchange reports every field line as sent', async () => {
   } finally {
     server.close()
   }
+})
+
+describe('adapterRules', () => {
+  test('ids are unique and kebab-case, levels MUST or SHOULD', () => {
+    const ids = adapterRules.map((rule) => rule.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const rule of adapterRules) {
+      expect(rule.id).toMatch(/^[a-z0-9]+(?:-[a-z0-9]+)*$/)
+      expect(['MUST', 'SHOULD']).toContain(rule.level)
+    }
+  })
+
+  test('a test title names the rule, and an unknown id is refused', () => {
+    expect(ruleTitle('set-cookie-lines')).toBe(
+      '[set-cookie-lines] MUST send each Set-Cookie as its own field line',
+    )
+    expect(() => ruleTitle('no-such-rule')).toThrow(/no-such-rule/)
+  })
+})
+
+test('only a SHOULD rule can be declared a known exception', () => {
+  const start = async () => ({ url: 'http://127.0.0.1:1', close: async () => {} })
+  expect(() => runAdapterSuite('refused', start, { exceptions: { head: 'no' } })).toThrow(
+    /"head" is MUST/,
+  )
+  expect(() => runAdapterSuite('refused', start, { exceptions: { nothing: 'no' } })).toThrow(
+    /"nothing" is no rule/,
+  )
 })

@@ -1,38 +1,56 @@
 /**
  * Express 5 in front of a Fetch handler. Express's req and res are node:http objects, so this
- * only decides what Express changed (the mount path, proxy trust, a parsed body) and hands
- * the rest to `@api-blocks/node`.
+ * only decides what Express changed (the mount path, proxy trust, route parameters, a parsed
+ * body) and hands the rest to `@api-blocks/node`.
  *
  * @module
  */
-import type { Handler, NodeAdapterOptions } from '@api-blocks/node'
-import { handleNodeRequest, NodeAdapterError } from '@api-blocks/node'
+import type { Handler } from '@api-blocks/core'
+import type { NodeAdapterOptions } from '@api-blocks/node'
+import { handleNodeRequest, installLightweightGlobals } from '@api-blocks/node'
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
+import { requestOptionsOf } from './request.ts'
 
 /**
- * Options of {@link toExpressHandler}. Proxy trust follows the app's `trust proxy` setting
- * (through `req.protocol` and `req.host`), so there is no `trustProxy` here.
+ * Options of {@link toExpressHandler} and `toExpressMiddleware`. Proxy trust follows the
+ * app's `trust proxy` setting (through `req.protocol`, `req.host` and `req.ip`), so there is
+ * no `trustProxy` here.
+ *
+ * @example
+ * ```ts
+ * const options: ExpressAdapterOptions = { onError: (error) => console.error(error) }
+ * ```
  */
 export type ExpressAdapterOptions = Omit<NodeAdapterOptions, 'trustProxy'>
 
-/** An Express 5 middleware that always answers (it never calls `next`). */
+/**
+ * An Express 5 middleware that always answers (it never calls `next`).
+ *
+ * @example
+ * ```ts
+ * const route: ExpressFetchHandler = toExpressHandler(async () => new Response('ok'))
+ * ```
+ */
 export type ExpressFetchHandler = (req: ExpressRequest, res: ExpressResponse) => void
 
 /**
  * An Express middleware serving `handler`, for `app.use(path, …)` or a route. The Request
  * URL is the one the client sent (`req.originalUrl`, mount path included), on the scheme and
- * host Express resolved. The body streams from the socket unless a body parser ran first:
- * a Buffer (`express.raw()`) or string (`express.text()`, re-encoded as UTF-8) is handed
- * over as it is, while a parsed object (`express.json()`, `express.urlencoded()`) cannot be
- * turned back into bytes, and reading it fails with `REQUEST_BODY_CONSUMED` (a 500).
+ * host Express resolved; `clientAddressOf(request)` is `req.ip` and `routeParamsOf(request)`
+ * is `req.params` (a wildcard's segments joined with `/`), so the app's `trust proxy` setting
+ * and its route patterns apply. The body streams from the socket unless a body parser ran
+ * first: a Buffer (`express.raw()`) or string (`express.text()`, re-encoded as UTF-8) is
+ * handed over as it is, while a parsed object (`express.json()`, `express.urlencoded()`)
+ * cannot be turned back into bytes, and reading it fails with `NodeAdapterError`
+ * `REQUEST_BODY_CONSUMED` (a 500).
  *
  * @example
  * ```ts
  * import express from 'express'
- * import { toExpressHandler } from '@api-blocks/express'
+ * import { routeParamsOf, toExpressHandler } from '@api-blocks/express'
  *
  * const app = express()
- * app.use('/v1', toExpressHandler(async (request) => Response.json({ url: request.url })))
+ * app.get('/orders/:id', toExpressHandler(async (request) => Response.json({ id: routeParamsOf(request)?.['id'] })))
  * app.listen(3000)
  * ```
  */
@@ -41,32 +59,8 @@ export function toExpressHandler(
   options: ExpressAdapterOptions = {},
 ): ExpressFetchHandler {
   const { lightweight, onError } = options
+  if (lightweight === true) installLightweightGlobals()
   return (req, res) => {
-    void handleNodeRequest(handler, req, res, {
-      target: req.originalUrl,
-      protocol: req.protocol,
-      host: req.host,
-      body: parsedBody(req),
-      lightweight,
-      onError,
-    })
+    void handleNodeRequest(handler, req, res, { ...requestOptionsOf(req), lightweight, onError })
   }
-}
-
-function parsedBody(req: ExpressRequest): Uint8Array | ReadableStream<Uint8Array> | undefined {
-  const body: unknown = req.body
-  if (body === undefined) return undefined
-  if (body instanceof Uint8Array) return body
-  if (typeof body === 'string') return Buffer.from(body, 'utf8')
-  return new ReadableStream({
-    start(controller) {
-      controller.error(
-        new NodeAdapterError(
-          'REQUEST_BODY_CONSUMED',
-          'An Express body parser already turned the request body into an object. Mount the ' +
-            'Fetch handler before express.json() / express.urlencoded(), or use express.raw().',
-        ),
-      )
-    },
-  })
 }

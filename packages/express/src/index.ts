@@ -1,5 +1,6 @@
 /**
- * Serve a Fetch handler `(request: Request) => Promise<Response>` from Express 5.
+ * Express 5 and api-blocks: serve a Fetch handler from Express (`toExpressHandler`), or put
+ * any api-blocks middleware in front of Express's own routes (`toExpressMiddleware`).
  *
  * @example
  * ```ts
@@ -12,5 +13,8 @@
  * @module
  */
 
+export { clientAddressOf, routeParamsOf } from '@api-blocks/core'
 export type { ExpressAdapterOptions, ExpressFetchHandler } from './handler.ts'
 export { toExpressHandler } from './handler.ts'
+export type { ExpressMiddleware } from './middleware.ts'
+export { toExpressMiddleware } from './middleware.ts'

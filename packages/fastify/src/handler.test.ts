@@ -1,9 +1,11 @@
-import type { Handler, NodeAdapterError } from '@api-blocks/node'
+import type { Handler } from '@api-blocks/core'
+import type { NodeAdapterError } from '@api-blocks/node'
 import Fastify from 'fastify'
 import { afterEach, describe, expect, test } from 'vitest'
 import type { Listening } from '../test/start.ts'
 import { listen } from '../test/start.ts'
 import { toFastifyHandler } from './handler.ts'
+import { clientAddressOf, routeParamsOf } from './index.ts'
 import { fastifyFetchHandler } from './plugin.ts'
 
 const echo: Handler = async (request) =>
@@ -107,6 +109,37 @@ describe('toFastifyHandler on an ordinary route', () => {
       body: '{"a":1}',
     })
     expect(response.status).toBe(500)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
     expect((errors[0] as NodeAdapterError).code).toBe('REQUEST_BODY_CONSUMED')
+    expect((errors[0] as NodeAdapterError).status).toBe(500)
   })
+
+  test('route parameters are recorded for routeParamsOf', async () => {
+    const params: Handler = async (request) => Response.json(routeParamsOf(request) ?? null)
+    const app = Fastify()
+    app.get('/orders/:id', toFastifyHandler(params))
+    app.get('/files/*', toFastifyHandler(params))
+    app.get('/plain', toFastifyHandler(params))
+    running = await listen(app)
+    expect(await (await fetch(`${running.url}/orders/ord_7`)).json()).toEqual({ id: 'ord_7' })
+    expect(await (await fetch(`${running.url}/files/a/b.txt`)).json()).toEqual({ '*': 'a/b.txt' })
+    expect(await (await fetch(`${running.url}/plain`)).json()).toBeNull()
+  })
+
+  test.each([
+    [false, '127.0.0.1'],
+    [true, '203.0.113.7'],
+  ])(
+    "clientAddressOf is request.ip: Fastify's trustProxy option (%s) decides",
+    async (trustProxy, address) => {
+      const app = Fastify({ trustProxy })
+      app.get(
+        '/',
+        toFastifyHandler(async (request) => Response.json({ address: clientAddressOf(request) })),
+      )
+      running = await listen(app)
+      const response = await fetch(running.url, { headers: { 'x-forwarded-for': '203.0.113.7' } })
+      expect(await response.json()).toEqual({ address })
+    },
+  )
 })

@@ -5,24 +5,40 @@
  *
  * @module
  */
-import type { Handler, NodeAdapterOptions } from '@api-blocks/node'
-import { handleNodeRequest, NodeAdapterError } from '@api-blocks/node'
+import type { Handler } from '@api-blocks/core'
+import type { NodeAdapterOptions } from '@api-blocks/node'
+import { handleNodeRequest, installLightweightGlobals, NodeAdapterError } from '@api-blocks/node'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /**
  * Options of {@link toFastifyHandler}. Proxy trust follows Fastify's `trustProxy` option
- * (through `request.protocol` and `request.host`), so there is no `trustProxy` here.
+ * (through `request.protocol`, `request.host` and `request.ip`), so there is no `trustProxy`
+ * here.
+ *
+ * @example
+ * ```ts
+ * const options: FastifyAdapterOptions = { onError: (error) => console.error(error) }
+ * ```
  */
 export type FastifyAdapterOptions = Omit<NodeAdapterOptions, 'trustProxy'>
 
-/** A Fastify route handler that answers through the raw response. */
+/**
+ * A Fastify route handler that answers through the raw response.
+ *
+ * @example
+ * ```ts
+ * const route: FastifyFetchHandler = toFastifyHandler(async () => new Response('ok'))
+ * ```
+ */
 export type FastifyFetchHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 
 /**
- * A Fastify route handler serving `handler`. The body streams from the socket when no
+ * A Fastify route handler serving `handler`. `clientAddressOf(request)` is `request.ip` and
+ * `routeParamsOf(request)` is `request.params`, so Fastify's `trustProxy` option and its route
+ * patterns apply. The body streams from the socket when no
  * content-type parser consumed it (register {@link fastifyFetchHandler}, which installs a
  * pass-through parser); otherwise a string or Buffer body is handed over (strings as UTF-8)
- * and a parsed object fails to read with `REQUEST_BODY_CONSUMED` (a 500).
+ * and a parsed object fails to read with `NodeAdapterError` `REQUEST_BODY_CONSUMED` (a 500).
  *
  * Headers set on the reply before the handler ran (by hooks) are sent too; the Response's
  * own headers win a conflict. onSend hooks do not run for these routes; onResponse hooks and
@@ -31,10 +47,10 @@ export type FastifyFetchHandler = (request: FastifyRequest, reply: FastifyReply)
  * @example
  * ```ts
  * import Fastify from 'fastify'
- * import { toFastifyHandler } from '@api-blocks/fastify'
+ * import { routeParamsOf, toFastifyHandler } from '@api-blocks/fastify'
  *
  * const app = Fastify()
- * app.get('/health', toFastifyHandler(async () => Response.json({ ok: true })))
+ * app.get('/orders/:id', toFastifyHandler(async (request) => Response.json({ id: routeParamsOf(request)?.['id'] })))
  * await app.listen({ port: 3000 })
  * ```
  */
@@ -43,6 +59,7 @@ export function toFastifyHandler(
   options: FastifyAdapterOptions = {},
 ): FastifyFetchHandler {
   const { lightweight, onError } = options
+  if (lightweight === true) installLightweightGlobals()
   return (request, reply) => {
     reply.hijack()
     const res = reply.raw
@@ -55,11 +72,24 @@ export function toFastifyHandler(
       target: request.raw.url,
       protocol: request.protocol,
       host: request.host,
+      clientAddress: request.ip,
+      routeParams: paramsOf(request.params),
       body: parsedBody(request.body),
       lightweight,
       onError,
     })
   }
+}
+
+function paramsOf(params: unknown): Readonly<Record<string, string>> | undefined {
+  if (typeof params !== 'object' || params === null) return undefined
+  let recorded: Record<string, string> | undefined
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value !== 'string') continue
+    recorded ??= {}
+    recorded[name] = value
+  }
+  return recorded
 }
 
 function parsedBody(body: unknown): Uint8Array | ReadableStream<Uint8Array> | undefined {

@@ -14,6 +14,7 @@
  * @module
  */
 
+export { clientAddressOf, routeParamsOf } from '@api-blocks/core'
 export type { FastifyAdapterOptions, FastifyFetchHandler } from './handler.ts'
 export { toFastifyHandler } from './handler.ts'
 export type { FastifyFetchHandlerOptions } from './plugin.ts'

@@ -4,12 +4,19 @@
  *
  * @module
  */
-import type { Handler } from '@api-blocks/node'
+import type { Handler } from '@api-blocks/core'
 import type { FastifyPluginCallback } from 'fastify'
 import type { FastifyAdapterOptions } from './handler.ts'
 import { toFastifyHandler } from './handler.ts'
 
-/** Options of {@link fastifyFetchHandler}, besides Fastify's own `prefix`. */
+/**
+ * Options of {@link fastifyFetchHandler}, besides Fastify's own `prefix`.
+ *
+ * @example
+ * ```ts
+ * const options: FastifyFetchHandlerOptions = { handler: async () => new Response('ok') }
+ * ```
+ */
 export interface FastifyFetchHandlerOptions extends FastifyAdapterOptions {
   /** The Fetch handler that answers every request under the prefix. */
   handler: Handler

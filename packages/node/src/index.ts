@@ -1,6 +1,9 @@
 /**
  * Serve a Fetch handler `(request: Request) => Promise<Response>` from node:http, with
- * streamed bodies in both directions, abort on client disconnect, and problems for errors.
+ * streamed bodies in both directions, abort on client disconnect, and problems for errors;
+ * or put any api-blocks middleware in front of a `(req, res, next)` framework's handlers.
+ * Handlers get native undici Request objects and the globals are left alone, unless the
+ * lightweight fast path is opted into (`lightweight: true`).
  *
  * @example
  * ```ts
@@ -12,11 +15,14 @@
  * @module
  */
 
-export { clientAddressOf } from './client-address.ts'
+export type { Handler, Middleware } from '@api-blocks/core'
+export { clientAddressOf, routeParamsOf } from '@api-blocks/core'
 export type { NodeAdapterErrorCode } from './errors.ts'
 export { NodeAdapterError } from './errors.ts'
-export type { Handler } from './handler.ts'
-export type { NodeAdapterOptions, NodeListener, NodeRequestOptions } from './listener.ts'
+export { installLightweightGlobals, restoreNativeGlobals } from './lightweight.ts'
+export type { NodeListener } from './listener.ts'
 export { handleNodeRequest, toNodeListener } from './listener.ts'
+export { handleNodeMiddleware } from './middleware.ts'
+export type { NodeAdapterOptions, NodeRequestOptions } from './options.ts'
 export type { ServeOptions } from './serve.ts'
 export { serve } from './serve.ts'

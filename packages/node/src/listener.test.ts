@@ -1,16 +1,17 @@
 import { once } from 'node:events'
 import { Agent, request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
+import type { Handler } from '@api-blocks/core'
+import { clientAddressOf, routeParamsOf } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
 import { afterEach, describe, expect, test } from 'vitest'
 import type { Listening } from '../test/start.ts'
 import { listen } from '../test/start.ts'
 import type { NodeAdapterError } from './errors.ts'
-import type { Handler } from './handler.ts'
-import { NativeResponse } from './internal/fast-response.ts'
-import { NativeRequest } from './internal/incoming-request.ts'
-import type { NodeAdapterOptions } from './listener.ts'
-import { toNodeListener } from './listener.ts'
+import { NativeRequest, NativeResponse } from './internal/native.ts'
+import { restoreNativeGlobals } from './lightweight.ts'
+import { handleNodeRequest, toNodeListener } from './listener.ts'
+import type { NodeAdapterOptions } from './options.ts'
 
 const encoder = new TextEncoder()
 let running: Listening | undefined
@@ -343,20 +344,151 @@ describe('toNodeListener: request bodies', () => {
   })
 })
 
-describe('toNodeListener: lightweight objects', () => {
+describe('toNodeListener: native objects by default, lightweight ones on request', () => {
   // undici's own getter works only on a Request undici constructed.
   const nativeUrl = Object.getOwnPropertyDescriptor(NativeRequest.prototype, 'url')!.get!
   const handler: Handler = async (request) => new Response(String(nativeUrl.call(request)))
+  afterEach(() => restoreNativeGlobals())
 
-  test('lightweight: false hands the handler a Request undici built', async () => {
-    const { url } = await serveWith(handler, { lightweight: false })
+  test('by default the handler gets a Request undici built, and the globals stay native', async () => {
+    const { url } = await serveWith(handler)
     expect(await (await fetch(`${url}/n`)).text()).toBe(`${url}/n`)
+    expect(globalThis.Request).toBe(NativeRequest)
+    expect(globalThis.Response).toBe(NativeResponse)
   })
 
-  test('by default the handler gets the lazy Request instead', async () => {
-    const { url, errors } = await serveWith(handler)
+  test('by default fetch(request) sends the very request a handler received, body included', async () => {
+    const upstream = await listen(async (req, res) => {
+      let body = ''
+      for await (const chunk of req) body += chunk
+      res.end(
+        JSON.stringify({ method: req.method, path: req.url, header: req.headers['x-a'], body }),
+      )
+    })
+    try {
+      const { url } = await serveWith(async (request) => {
+        const answer = await fetch(request)
+        return new Response(await answer.text(), { status: answer.status })
+      })
+      // The Request's URL comes from the Host header: naming the upstream sends it there.
+      const client = httpRequest(url, {
+        method: 'POST',
+        headers: { host: new URL(upstream.url).host, 'x-a': '1' },
+      })
+      client.end('payload')
+      const [response] = (await once(client, 'response')) as [import('node:http').IncomingMessage]
+      let text = ''
+      for await (const chunk of response) text += chunk
+      expect(JSON.parse(text)).toEqual({ method: 'POST', path: '/', header: '1', body: 'payload' })
+    } finally {
+      await upstream.close()
+    }
+  })
+
+  test('by default new Request(request) is a native copy that takes the body over', async () => {
+    const { url } = await serveWith(async (request) => {
+      const copy = new Request(request, { headers: { 'x-added': 'yes' } })
+      return Response.json({
+        native: copy instanceof NativeRequest,
+        header: copy.headers.get('x-added'),
+        text: await copy.text(),
+        originalUsed: request.bodyUsed,
+      })
+    })
+    const response = await fetch(`${url}/copy`, { method: 'PUT', body: 'copied' })
+    expect(await response.json()).toEqual({
+      native: true,
+      header: 'yes',
+      text: 'copied',
+      originalUsed: true,
+    })
+  })
+
+  test('lightweight: true installs the lightweight globals and hands the handler the lazy Request', async () => {
+    const { url, errors } = await serveWith(handler, { lightweight: true })
+    expect(globalThis.Request).not.toBe(NativeRequest)
     expect((await fetch(`${url}/n`)).status).toBe(500)
     expect(errors[0]).toBeInstanceOf(TypeError)
+  })
+
+  test('lightweight: true serves native requests again once the globals are restored', async () => {
+    const { url } = await serveWith(handler, { lightweight: true })
+    restoreNativeGlobals()
+    expect(await (await fetch(`${url}/n`)).text()).toBe(`${url}/n`)
+  })
+})
+
+describe('toNodeListener: what the server knows that the Request cannot say', () => {
+  test.each([false, true])(
+    "records the socket's remote address for clientAddressOf (lightweight: %s)",
+    async (lightweight) => {
+      try {
+        const { url } = await serveWith(
+          async (request) => Response.json({ address: clientAddressOf(request) ?? null }),
+          { lightweight },
+        )
+        expect(await (await fetch(url)).json()).toEqual({ address: '127.0.0.1' })
+      } finally {
+        restoreNativeGlobals()
+      }
+    },
+  )
+
+  test('handleNodeRequest records the address and route parameters a framework resolved', async () => {
+    running = await listen((req, res) => {
+      void handleNodeRequest(
+        async (request) =>
+          Response.json({
+            address: clientAddressOf(request),
+            params: routeParamsOf(request) ?? null,
+          }),
+        req,
+        res,
+        { clientAddress: '203.0.113.7', routeParams: { id: '42' } },
+      )
+    })
+    expect(await (await fetch(running.url)).json()).toEqual({
+      address: '203.0.113.7',
+      params: { id: '42' },
+    })
+  })
+
+  test('a request no adapter converted has neither', () => {
+    const request = new Request('http://x.test/')
+    expect(clientAddressOf(request)).toBeUndefined()
+    expect(routeParamsOf(request)).toBeUndefined()
+  })
+})
+
+describe('toNodeListener: any genuine Response is written', () => {
+  test('a Response of a subclass, a fetch result, and one of another realm', async () => {
+    const { runInNewContext } = await import('node:vm')
+    class Tagged extends NativeResponse {}
+    const kinds: Record<string, () => Promise<Response>> = {
+      subclass: async () => new Tagged('subclass'),
+      fetched: async () => fetch('data:text/plain,fetched'),
+      // A Response-branded object that is no instance of this realm's class.
+      foreign: async () => {
+        const native = new NativeResponse('foreign')
+        const proxy = Object.create(runInNewContext('({})') as object, {
+          [Symbol.toStringTag]: { value: 'Response' },
+          status: { value: 200 },
+          statusText: { value: '' },
+          headers: { value: native.headers },
+          body: { get: () => native.body },
+          bodyUsed: { get: () => native.bodyUsed },
+        })
+        return proxy as Response
+      },
+    }
+    const { url, errors } = await serveWith(async (request) =>
+      kinds[new URL(request.url).pathname.slice(1)]!(),
+    )
+    for (const kind of Object.keys(kinds)) {
+      const response = await fetch(`${url}/${kind}`)
+      expect([kind, response.status, await response.text()]).toEqual([kind, 200, kind])
+    }
+    expect(errors).toEqual([])
   })
 })
 

@@ -7,58 +7,25 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { errorToProblemResponse } from '@api-blocks/problem-details'
-import { recordClient } from './client-address.ts'
-import { NodeAdapterError } from './errors.ts'
-import type { Handler } from './handler.ts'
-import { NativeResponse } from './internal/fast-response.ts'
-import { installFastGlobals } from './internal/globals.ts'
-import type { BodySource } from './internal/incoming-request.ts'
-import { IncomingRequest, nativeIncomingRequest } from './internal/incoming-request.ts'
-import { requestUrl } from './internal/url.ts'
-import { writeResponse } from './internal/write.ts'
+import type { Handler } from '@api-blocks/core'
+import { checkResponse, createRequest, problemFor, send } from './internal/exchange.ts'
+import { installLightweightGlobals } from './lightweight.ts'
+import type { NodeAdapterOptions, NodeRequestOptions } from './options.ts'
 
-/** Options of {@link toNodeListener} and every adapter built on it. */
-export interface NodeAdapterOptions {
-  /**
-   * Take the scheme and host from X-Forwarded-Proto and X-Forwarded-Host (their first
-   * value). Only turn this on behind a proxy that sets both and strips them from clients.
-   * Default false.
-   */
-  trustProxy?: boolean | undefined
-  /**
-   * Hand the handler a lazily built Request and install lightweight `Request` / `Response`
-   * globals, so `new Response('…')` costs next to nothing (docs/adapters.md lists exactly
-   * what changes). `false` leaves the globals alone and builds native undici objects, at
-   * several times the cost per request. Default true.
-   */
-  lightweight?: boolean | undefined
-  /**
-   * Told about every error the client only sees as a 5xx problem or a cut connection: a
-   * handler that throws (anything but a 4xx problem), a response that cannot be written, a
-   * body stream that fails. `request` is undefined when the request itself could not be
-   * converted.
-   */
-  onError?: ((error: unknown, request: Request | undefined) => void) | undefined
-}
-
-/** Per-request inputs of {@link handleNodeRequest}, for adapters over node-based frameworks. */
-export interface NodeRequestOptions extends NodeAdapterOptions {
-  /** The request target, when the framework rewrote `req.url` (Express `req.originalUrl`). */
-  target?: string | undefined
-  /** The scheme the framework resolved, honouring its own proxy settings. */
-  protocol?: string | undefined
-  /** The authority the framework resolved, honouring its own proxy settings. */
-  host?: string | undefined
-  /** The body, when the framework already read it from the IncomingMessage. */
-  body?: Uint8Array | ReadableStream<Uint8Array> | undefined
-}
-
-/** A node:http `'request'` listener. */
+/**
+ * A node:http `'request'` listener.
+ *
+ * @example
+ * ```ts
+ * const listener: NodeListener = toNodeListener(async () => new Response('ok'))
+ * ```
+ */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
 
 /**
- * A node:http request listener serving `handler`.
+ * A node:http request listener serving `handler`. With `lightweight: true` it installs the
+ * lightweight globals now (see `installLightweightGlobals()`), so responses built before the
+ * first request are lightweight too.
  *
  * @example
  * ```ts
@@ -69,8 +36,7 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void
  * ```
  */
 export function toNodeListener(handler: Handler, options: NodeAdapterOptions = {}): NodeListener {
-  // Install now, so responses built before the first request are lightweight too.
-  if (options.lightweight !== false) installFastGlobals()
+  if (options.lightweight === true) installLightweightGlobals()
   return (req, res) => {
     void handleNodeRequest(handler, req, res, options)
   }
@@ -79,12 +45,16 @@ export function toNodeListener(handler: Handler, options: NodeAdapterOptions = {
 /**
  * Serves one request: converts it, runs `handler`, writes the Response. Never rejects: a
  * thrown error answers its problem (`errorToProblemResponse`), a failure mid-body destroys
- * the socket, and both are reported to `onError`.
+ * the socket, and both are reported to `onError`. It records the client's address
+ * (`clientAddressOf`: `options.clientAddress`, else the socket's) and `options.routeParams`
+ * (`routeParamsOf`). It never installs the lightweight globals: with `lightweight: true` the
+ * handler gets the lazy Request while they are installed (by an adapter, or by calling
+ * `installLightweightGlobals()`), a native one otherwise.
  *
  * @example
  * ```ts
  * // Inside a framework route whose req/res are node:http objects:
- * await handleNodeRequest(handler, req, res, { target: req.originalUrl })
+ * await handleNodeRequest(handler, req, res, { target: req.originalUrl, clientAddress: req.ip })
  * ```
  */
 export async function handleNodeRequest(
@@ -96,56 +66,10 @@ export async function handleNodeRequest(
   let request: Request | undefined
   let response: Response
   try {
-    request = createRequest(req, res, options)
-    recordClient(request, req)
-    response = await handler(request)
-    if (!(response instanceof NativeResponse)) {
-      throw new NodeAdapterError('NOT_A_RESPONSE', 'The handler did not resolve to a Response.')
-    }
+    request = createRequest(req, res, options, options.body)
+    response = checkResponse(await handler(request))
   } catch (error) {
-    response = errorToProblemResponse(error, request === undefined ? {} : { request })
-    // A problem the handler meant (a 404, a 422) is an answer, not a failure.
-    if (response.status >= 500) report(options, error, request)
+    response = problemFor(error, request, options)
   }
-  const head = req.method === 'HEAD'
-  try {
-    const streaming = writeResponse(res, response, head)
-    if (streaming !== undefined) await streaming
-  } catch (error) {
-    report(options, error, request)
-    if (res.headersSent) res.destroy()
-    else {
-      try {
-        await writeResponse(res, errorToProblemResponse(error), head)
-      } catch {
-        res.destroy()
-      }
-    }
-  }
-}
-
-function createRequest(
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: NodeRequestOptions,
-): Request {
-  const method = req.method ?? 'GET'
-  // Fetch forbids these methods; node:http hands CONNECT to 'connect', the others come here.
-  if (method === 'TRACE' || method === 'TRACK' || method === 'CONNECT') {
-    throw new NodeAdapterError('UNSUPPORTED_METHOD', `The ${method} method is not supported.`)
-  }
-  const url = requestUrl(req, options)
-  const body: BodySource = options.body
-  if (options.lightweight !== false && installFastGlobals()) {
-    return new IncomingRequest(req, res, method, url, body) as unknown as Request
-  }
-  return nativeIncomingRequest(req, res, method, url, body)
-}
-
-function report(options: NodeAdapterOptions, error: unknown, request: Request | undefined): void {
-  try {
-    options.onError?.(error, request)
-  } catch {
-    // A failing reporter must not turn one failed request into a crashed process.
-  }
+  await send(res, response, req.method === 'HEAD', options, request)
 }

@@ -5,11 +5,18 @@
  */
 import type { Server, ServerOptions } from 'node:http'
 import { createServer } from 'node:http'
-import type { Handler } from './handler.ts'
-import type { NodeAdapterOptions } from './listener.ts'
+import type { Handler } from '@api-blocks/core'
 import { toNodeListener } from './listener.ts'
+import type { NodeAdapterOptions } from './options.ts'
 
-/** Options of {@link serve}. */
+/**
+ * Options of {@link serve}.
+ *
+ * @example
+ * ```ts
+ * const options: ServeOptions = { port: 3000, hostname: '127.0.0.1', server: { keepAliveTimeout: 5000 } }
+ * ```
+ */
 export interface ServeOptions extends NodeAdapterOptions {
   /** The TCP port; 0 picks a free one (read it from `server.address()`). Default 3000. */
   port?: number

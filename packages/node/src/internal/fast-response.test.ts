@@ -1,12 +1,8 @@
 import { inspect } from 'node:util'
+import { headerFieldsOf, wholeBodyOf } from '@api-blocks/core'
 import { describe, expect, test } from 'vitest'
-import {
-  FastResponse,
-  HEADER_FIELDS,
-  NativeResponse,
-  takeResponseParts,
-  WHOLE_BODY,
-} from './fast-response.ts'
+import { FastResponse, takeResponseParts } from './fast-response.ts'
+import { NativeResponse } from './native.ts'
 
 const Fast = FastResponse as unknown as typeof Response
 
@@ -202,10 +198,8 @@ describe('FastResponse behaves as the native Response', () => {
     expect(takeResponseParts(new NativeResponse('x'))).toBeUndefined()
   })
 
-  test('the whole-body slot answers a body held in memory without consuming it', async () => {
-    const whole = (response: Response) =>
-      (response as unknown as Record<symbol, unknown>)[WHOLE_BODY]
-    expect(WHOLE_BODY).toBe(Symbol.for('api-blocks.whole-body'))
+  test("core's wholeBodyOf answers a body held in memory without consuming it", async () => {
+    const whole = wholeBodyOf
     const text = new Fast('kept')
     expect(whole(text)).toBe('kept')
     expect(text.bodyUsed).toBe(false)
@@ -224,10 +218,8 @@ describe('FastResponse behaves as the native Response', () => {
     expect(whole(new NativeResponse('native'))).toBeUndefined()
   })
 
-  test('the header-fields slot lists a plain record as the adapter writes it, until headers is built', () => {
-    const fields = (response: Response) =>
-      (response as unknown as Record<symbol, unknown>)[HEADER_FIELDS]
-    expect(HEADER_FIELDS).toBe(Symbol.for('api-blocks.header-fields'))
+  test("core's headerFieldsOf lists a plain record as the adapter writes it, until headers is built", () => {
+    const fields = headerFieldsOf
     const plain = new Fast('x', { headers: { ETag: '"1"', 'X-Id': 'a' } })
     expect(fields(plain)).toEqual([
       'etag',
@@ -238,7 +230,7 @@ describe('FastResponse behaves as the native Response', () => {
       'text/plain;charset=UTF-8',
     ])
     // The same fields Headers iteration yields, in insertion order instead of sorted.
-    const listed = fields(plain) as string[]
+    const listed = fields(plain) as readonly string[]
     const pairs = [...plain.headers]
     expect(
       Object.fromEntries(listed.flatMap((_, i) => (i % 2 ? [] : [[listed[i], listed[i + 1]]]))),

@@ -12,41 +12,12 @@
  * @module
  */
 
+import { defineBodySlots } from '@api-blocks/core'
 import { NodeAdapterError } from '../errors.ts'
 import { isDisturbed } from './disturbed.ts'
 import type { PlainHeaders } from './header-record.ts'
 import { plainHeaders } from './header-record.ts'
-
-/**
- * The whole-body slot: on a Response (or Request) whose body is held in memory as a string or
- * bytes (never read, never turned into a stream), it answers that body, or `null` for no body,
- * without consuming it; otherwise `undefined`. Middleware that needs the body whole (the
- * idempotency middleware stores a response for replays; `readBody` of `@api-blocks/http` reads
- * a request) uses it instead of streaming `body`, which would build a native object and a
- * ReadableStream. The bytes are shared: read them, never change them. They may be a view into
- * a larger buffer (Node's Buffer pool): read them through `byteOffset` and `byteLength`, never
- * through `.buffer`.
- */
-export const WHOLE_BODY: unique symbol = Symbol.for('api-blocks.whole-body') as never
-
-/**
- * The header-fields slot: on a Response whose header fields were given as a plain record and
- * never built into a `Headers` object, it answers them as a flat list, `[name, value, …]`,
- * names lower-cased and unique, the default `content-type` of a string body included: what
- * the adapter writes. Otherwise `undefined`. Middleware that only reads the fields (the
- * idempotency middleware stores them for replays) uses it instead of `headers`, which would
- * build a `Headers` object the adapter then has to iterate and sort. The list is shared: read
- * it, never change it.
- */
-export const HEADER_FIELDS: unique symbol = Symbol.for('api-blocks.header-fields') as never
-
-/** Marks a global class installed by this package and points at the native one it wraps. */
-export const NATIVE: unique symbol = Symbol.for('api-blocks.node.native') as never
-
-type Native<T> = T & { [NATIVE]?: T }
-/** undici's Response, even when this (or another copy of this) package replaced the global. */
-export const NativeResponse: typeof Response =
-  (globalThis.Response as Native<typeof Response>)[NATIVE] ?? globalThis.Response
+import { NativeResponse } from './native.ts'
 
 // Fetch's "extract a body" content type for a string.
 const TEXT_TYPE = 'text/plain;charset=UTF-8'
@@ -325,14 +296,15 @@ export class FastResponse {
 
 Object.setPrototypeOf(FastResponse.prototype, NativeResponse.prototype)
 Object.setPrototypeOf(FastResponse, NativeResponse)
-Object.defineProperty(FastResponse, NATIVE, { value: NativeResponse })
-Object.defineProperty(FastResponse.prototype, WHOLE_BODY, {
-  get(this: FastResponse) {
+Object.defineProperty(FastResponse, 'name', { value: 'Response' })
+// The body hand-offs of core (`wholeBodyOf`, `headerFieldsOf`): middleware that stores or
+// hashes a response (idempotency) reads the kept body and fields without building a native
+// Response and a stream, or a Headers object the writer would then have to iterate.
+defineBodySlots(FastResponse.prototype, {
+  wholeBody(this: FastResponse) {
     return wholeBodyOf(this)
   },
-})
-Object.defineProperty(FastResponse.prototype, HEADER_FIELDS, {
-  get(this: FastResponse) {
+  headerFields(this: FastResponse) {
     return headerFieldsOf(this)
   },
 })

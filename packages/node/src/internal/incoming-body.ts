@@ -1,11 +1,19 @@
 /**
- * The request body as a Fetch `ReadableStream`, pulled from the IncomingMessage one chunk at a
+ * The request body as a Fetch `ReadableStream`, pulled from the IncomingMessage one read at a
  * time so the socket is only read as fast as the handler reads (backpressure), and nothing
  * is read at all until the handler asks.
+ *
+ * The IncomingMessage is read in paused mode, taking exactly what it buffered
+ * (`req.read(req.readableLength)`), and the end of the body is known from `req.complete`: so
+ * reading the whole body does not make the IncomingMessage emit `'end'` by itself. The
+ * handler form lets it end at once; the middleware form holds the end back, so that a block
+ * which read the body and hands the request on can put the bytes back into the
+ * IncomingMessage (`unshift`, allowed until `'end'`) for the framework's own body parsers.
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { finished } from 'node:stream/promises'
 import { NodeAdapterError } from '../errors.ts'
 
 /**
@@ -13,6 +21,206 @@ import { NodeAdapterError } from '../errors.ts'
  * reused. Past it the socket is closed. node:http itself drains without a bound.
  */
 const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024
+
+/**
+ * Where the body stands: `idle` (never pulled), `reading`, `ended` (read to its end),
+ * `cancelled` (the reader stopped; the rest is discarded), `failed`, or `handed-over` (the
+ * IncomingMessage went on to the framework).
+ */
+type BodyState = 'idle' | 'reading' | 'ended' | 'cancelled' | 'failed' | 'handed-over'
+
+/** The body of one IncomingMessage, streamed on demand. */
+export class IncomingBody {
+  /** The stream the Request reads. */
+  readonly stream: ReadableStream<Uint8Array>
+  readonly #req: IncomingMessage
+  readonly #res: ServerResponse
+  readonly #holdEnd: boolean
+  #state: BodyState = 'idle'
+  #controller!: ReadableStreamDefaultController<Uint8Array>
+  #waiting: (() => void) | undefined
+
+  /**
+   * `holdEnd`: once the body was read to its end, leave the IncomingMessage before its
+   * `'end'` until {@link handOver} or {@link release} (the middleware form).
+   */
+  constructor(req: IncomingMessage, res: ServerResponse, holdEnd = false) {
+    this.#req = req
+    this.#res = res
+    this.#holdEnd = holdEnd
+    this.stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller
+        },
+        pull: () => this.#pull(),
+        cancel: () => this.#cancel(),
+      },
+      { highWaterMark: 0 },
+    )
+  }
+
+  /** Whether the body was read to its end (and, held, has not ended the message yet). */
+  get readToEnd(): boolean {
+    return this.#state === 'ended'
+  }
+
+  readonly #onReadable = (): void => {
+    const waiting = this.#waiting
+    this.#waiting = undefined
+    waiting?.()
+  }
+
+  readonly #onError = (error: Error): void => {
+    this.#fail(
+      new NodeAdapterError('REQUEST_ABORTED', 'The request body was interrupted.', {
+        cause: error,
+      }),
+    )
+  }
+
+  readonly #onClose = (): void => {
+    if (this.#state === 'reading') {
+      this.#onError(new Error('The connection closed before the request body ended.'))
+    }
+  }
+
+  readonly #onResponseFinish = (): void => {
+    if (this.#state !== 'reading') return
+    this.#fail(new NodeAdapterError('REQUEST_ABORTED', 'The response was already sent.'))
+    discard(this.#req)
+  }
+
+  #pull(): Promise<void> | undefined {
+    const req = this.#req
+    if (this.#state === 'idle') {
+      if (req.readableEnded) {
+        this.#state = 'failed'
+        this.#controller.error(
+          new NodeAdapterError(
+            'REQUEST_BODY_CONSUMED',
+            'The request body was already read by something else (a body parser?).',
+          ),
+        )
+        return undefined
+      }
+      this.#state = 'reading'
+      req.on('readable', this.#onReadable)
+      req.on('error', this.#onError)
+      req.on('close', this.#onClose)
+      this.#res.on('finish', this.#onResponseFinish)
+    } else if (this.#state === 'handed-over') {
+      this.#controller.error(
+        new NodeAdapterError(
+          'REQUEST_BODY_CONSUMED',
+          'The request body was handed on to the framework and can no longer be read here.',
+        ),
+      )
+      return undefined
+    }
+    if (this.#state !== 'reading') return undefined
+    if (this.#readSome()) return undefined
+    return new Promise((resolve) => {
+      // Called on every 'readable' (see #onReadable) until something was enqueued, the body
+      // ended, or reading stopped.
+      const retry = (): void => {
+        if (this.#state === 'reading' && !this.#readSome()) this.#waiting = retry
+        else resolve()
+      }
+      this.#waiting = retry
+    })
+  }
+
+  /** Enqueues what the IncomingMessage buffered, or closes at the end; false: nothing yet. */
+  #readSome(): boolean {
+    const req = this.#req
+    const length = req.readableLength
+    if (length > 0) {
+      // Exactly the buffered length: reading past it would make the message emit 'end'.
+      this.#controller.enqueue(req.read(length) as Buffer)
+      return true
+    }
+    if (!req.complete) return false
+    this.#settle('ended')
+    this.#controller.close()
+    if (!this.#holdEnd) endMessage(req)
+    return true
+  }
+
+  #cancel(): void {
+    if (this.#state !== 'reading' && this.#state !== 'idle') return
+    const started = this.#state === 'reading'
+    this.#settle('cancelled')
+    if (started) discard(this.#req)
+  }
+
+  #fail(error: NodeAdapterError): void {
+    if (this.#state !== 'reading') return
+    this.#settle('failed')
+    this.#controller.error(error)
+  }
+
+  #settle(state: BodyState): void {
+    this.#state = state
+    this.#req.off('readable', this.#onReadable)
+    this.#req.off('error', this.#onError)
+    this.#req.off('close', this.#onClose)
+    this.#res.off('finish', this.#onResponseFinish)
+    // A pull still waiting for data settles now.
+    this.#onReadable()
+  }
+
+  /**
+   * Hands the IncomingMessage on to the framework (the middleware form's `next`). A body never
+   * read stays on the socket for the framework to read; a body read to its end is put back as
+   * `bytes` (the body of the request the block handed on), and the IncomingMessage then reads
+   * as if unread. Without `bytes` the IncomingMessage ends first (resolved once it emitted
+   * `'end'`), so that body parsers find it consumed and leave it alone. A body read part way
+   * stays as it is: what is left on the socket is all the framework can read.
+   */
+  async handOver(bytes: Uint8Array | undefined): Promise<void> {
+    const req = this.#req
+    if (this.#state === 'idle') this.#state = 'handed-over'
+    else if (this.#state === 'reading') {
+      this.#settle('handed-over')
+      this.#controller.error(
+        new NodeAdapterError(
+          'REQUEST_BODY_CONSUMED',
+          'The request body was handed on to the framework while it was being read.',
+        ),
+      )
+    } else if (this.#state === 'ended') {
+      this.#state = 'handed-over'
+      if (bytes === undefined) {
+        endMessage(req)
+        await finished(req).catch(() => undefined)
+        return
+      }
+      const length = req.headers['content-length']
+      if (length !== undefined && length !== `${bytes.byteLength}`) {
+        req.headers['content-length'] = `${bytes.byteLength}`
+      }
+      if (bytes.byteLength > 0) req.unshift(bytes)
+    }
+  }
+
+  /**
+   * After the answer (the middleware form): lets a held IncomingMessage end, and drops bytes
+   * put back for the framework that nothing read, as node:http drops a body nobody read.
+   */
+  release(): void {
+    const req = this.#req
+    if (this.#state === 'ended') endMessage(req)
+    else if (
+      this.#state === 'handed-over' &&
+      !req.readableEnded &&
+      req.listenerCount('data') === 0 &&
+      req.listenerCount('readable') === 0
+    ) {
+      req.resume()
+    }
+  }
+}
 
 /**
  * A stream of the request body. When the handler cancels it (a body limit) or the response
@@ -23,79 +231,12 @@ export function incomingBody(
   req: IncomingMessage,
   res: ServerResponse,
 ): ReadableStream<Uint8Array> {
-  let controller: ReadableStreamDefaultController<Uint8Array>
-  let started = false
-  let settled = false
+  return new IncomingBody(req, res).stream
+}
 
-  const onData = (chunk: Buffer): void => {
-    controller.enqueue(chunk)
-    // highWaterMark 0: hold the socket until the handler asks for the next chunk.
-    if ((controller.desiredSize ?? 0) <= 0) req.pause()
-  }
-  const onEnd = (): void => {
-    settle()
-    controller.close()
-  }
-  const onError = (error: Error): void => {
-    settle()
-    controller.error(
-      new NodeAdapterError('REQUEST_ABORTED', 'The request body was interrupted.', {
-        cause: error,
-      }),
-    )
-  }
-  const onClose = (): void => {
-    if (!settled) onError(new Error('The connection closed before the request body ended.'))
-  }
-  const onResponseFinish = (): void => {
-    if (settled) return
-    settle()
-    controller.error(new NodeAdapterError('REQUEST_ABORTED', 'The response was already sent.'))
-    discard(req)
-  }
-  const settle = (): void => {
-    settled = true
-    req.off('data', onData)
-    req.off('end', onEnd)
-    req.off('error', onError)
-    req.off('close', onClose)
-    res.off('finish', onResponseFinish)
-  }
-
-  return new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c
-      },
-      pull() {
-        if (!started) {
-          started = true
-          if (req.readableEnded) {
-            settled = true
-            controller.error(
-              new NodeAdapterError(
-                'REQUEST_BODY_CONSUMED',
-                'The request body was already read by something else (a body parser?).',
-              ),
-            )
-            return
-          }
-          req.on('data', onData)
-          req.on('end', onEnd)
-          req.on('error', onError)
-          req.on('close', onClose)
-          res.on('finish', onResponseFinish)
-        }
-        req.resume()
-      },
-      cancel() {
-        if (settled) return
-        settle()
-        discard(req)
-      },
-    },
-    { highWaterMark: 0 },
-  )
+// A message read to its end but not past it: one more read lets it emit 'end' (and close).
+function endMessage(req: IncomingMessage): void {
+  if (!req.readableEnded && req.readableLength === 0) req.read()
 }
 
 /**

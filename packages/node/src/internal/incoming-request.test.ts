@@ -3,13 +3,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
 import { inspect } from 'node:util'
+import { restoreBody, wholeBodyOf } from '@api-blocks/core'
 import { afterEach, describe, expect, test } from 'vitest'
 import type { Listening } from '../../test/start.ts'
 import { listen } from '../../test/start.ts'
-import { FastRequest, installFastGlobals } from './globals.ts'
-import { IncomingRequest, NativeRequest } from './incoming-request.ts'
+import { FastRequest, installLightweightGlobals } from '../lightweight.ts'
+import { IncomingRequest } from './incoming-request.ts'
+import { NativeRequest } from './native.ts'
 
-installFastGlobals()
+// The lazy request goes with the lightweight globals (new Request(request) unwraps it).
+installLightweightGlobals()
 
 /** A server that hands each request to `inspect` and answers what it returns (or 204). */
 async function capture(
@@ -237,7 +240,6 @@ describe('IncomingRequest behaves as the native Request', () => {
   })
 
   test('a body held in memory is read whole without a stream, as a native Request reads it', async () => {
-    const WHOLE = Symbol.for('api-blocks.whole-body')
     const samples = [
       new TextEncoder().encode('\ufeff{"a":"é"}'), // a BOM, stripped by text() and json()
       new Uint8Array([0x7b, 0xff, 0x7d]), // invalid UTF-8: text() replaces, json() rejects
@@ -249,7 +251,7 @@ describe('IncomingRequest behaves as the native Request', () => {
         for (const method of ['bytes', 'arrayBuffer', 'text', 'json'] as const) {
           const copy = new Request(request, { body: bytes })
           const native = new NativeRequest('http://x.test/', { method: 'POST', body: bytes })
-          const slot = (copy as unknown as Record<symbol, unknown>)[WHOLE]
+          const slot = wholeBodyOf(copy)
           const read = async (from: Request) => {
             try {
               const value: unknown = await from[method]()
@@ -262,7 +264,7 @@ describe('IncomingRequest behaves as the native Request', () => {
           results.push({
             same: JSON.stringify(ours) === JSON.stringify(await read(native)),
             slotBefore: slot instanceof Uint8Array,
-            slotAfter: (copy as unknown as Record<symbol, unknown>)[WHOLE],
+            slotAfter: wholeBodyOf(copy),
             used: copy.bodyUsed,
             again: await copy.text().then(
               () => 'read twice',
@@ -331,14 +333,13 @@ describe('IncomingRequest behaves as the native Request', () => {
     })
   })
 
-  test('the whole-body slot is empty once the body is a stream, and on GET', async () => {
-    const WHOLE = Symbol.for('api-blocks.whole-body')
+  test('wholeBodyOf is empty once the body is a stream, and on GET', async () => {
     running = await capture(async (request) => {
       const copy = new Request(request, { body: new Uint8Array([1, 2]) })
       void copy.body
       return {
-        afterStream: (copy as unknown as Record<symbol, unknown>)[WHOLE] ?? 'none',
-        incoming: (request as unknown as Record<symbol, unknown>)[WHOLE] ?? 'none',
+        afterStream: wholeBodyOf(copy) ?? 'none',
+        incoming: wholeBodyOf(request) ?? 'none',
         streamed: [...(await copy.bytes())],
       }
     })
@@ -350,19 +351,15 @@ describe('IncomingRequest behaves as the native Request', () => {
     })
   })
 
-  test('the restore-body slot: bytes read from the stream are taken back, and the body reads again from them', async () => {
-    const WHOLE = Symbol.for('api-blocks.whole-body')
-    const RESTORE = Symbol.for('api-blocks.restore-body')
-    type Slots = Record<symbol, unknown> & { [key: symbol]: (bytes: unknown) => boolean }
+  test('restoreBody: bytes read from the stream are taken back, and the body reads again from them', async () => {
     running = await capture(async (request) => {
-      const slots = request as unknown as Slots
-      const early = slots[RESTORE]?.(new Uint8Array([1]))
+      const early = restoreBody(request, new Uint8Array([1]))
       const read = await request.bytes()
-      const notBytes = slots[RESTORE]?.('text')
-      const taken = slots[RESTORE]?.(read)
+      const notBytes = restoreBody(request, 'text' as unknown as Uint8Array)
+      const taken = restoreBody(request, read)
       const state = {
         used: request.bodyUsed,
-        slotIsRead: (slots[WHOLE] as unknown) === read,
+        slotIsRead: wholeBodyOf(request) === read,
       }
       const text = await request.text()
       return { early, notBytes, taken, ...state, text, usedAfter: request.bodyUsed }
@@ -379,16 +376,15 @@ describe('IncomingRequest behaves as the native Request', () => {
     })
     await running.close()
     running = await capture(async (request) => ({
-      get: (request as unknown as Slots)[RESTORE]?.(new Uint8Array([1])),
+      get: restoreBody(request, new Uint8Array([1])),
     }))
     expect(await (await fetch(`${running.url}/g`)).json()).toEqual({ get: false })
     await running.close()
     // Bytes given up in a buffer of their own come back from bytes() as they are; a view is copied.
     running = await capture(async (request) => {
-      const slots = request as unknown as Slots
       await request.arrayBuffer()
       const own = new Uint8Array([1, 2, 3])
-      slots[RESTORE]?.(own)
+      restoreBody(request, own)
       const same = (await request.bytes()) === own
       return { same }
     })
@@ -397,10 +393,9 @@ describe('IncomingRequest behaves as the native Request', () => {
     })
     await running.close()
     running = await capture(async (request) => {
-      const slots = request as unknown as Slots
       await request.arrayBuffer()
       const view = new Uint8Array([9, 1, 2, 3, 9]).subarray(1, 4)
-      slots[RESTORE]?.(view)
+      restoreBody(request, view)
       const bytes = await request.bytes()
       return { copied: bytes !== view, exact: bytes.buffer.byteLength, values: [...bytes] }
     })

@@ -9,14 +9,10 @@
  */
 import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { defineBodySlots } from '@api-blocks/core'
 import { isDisturbed } from './disturbed.ts'
-import { NATIVE, NativeResponse, WHOLE_BODY } from './fast-response.ts'
 import { incomingBody } from './incoming-body.ts'
-
-type Native<T> = T & { [NATIVE]?: T }
-/** undici's Request, even when this (or another copy of this) package replaced the global. */
-export const NativeRequest: typeof Request =
-  (globalThis.Request as Native<typeof Request>)[NATIVE] ?? globalThis.Request
+import { NativeRequest, NativeResponse } from './native.ts'
 
 /**
  * The body the handler reads: the IncomingMessage itself (`undefined`), bytes a framework
@@ -24,25 +20,10 @@ export const NativeRequest: typeof Request =
  */
 export type BodySource = Uint8Array | ReadableStream<Uint8Array> | undefined
 
-let incomingMessageOfRequest: (request: unknown) => IncomingMessage | undefined
 let rebodyIncomingRequest: (request: unknown, body: Uint8Array) => IncomingRequest | undefined
 let toNativeRequest: (request: unknown, withBody: boolean) => Request | undefined
 let wholeBodyOf: (request: IncomingRequest) => Uint8Array | undefined
-let restoreBodyOf: (request: IncomingRequest, bytes: unknown) => boolean
-
-/**
- * The restore-body slot: a method, `request[RESTORE_BODY](bytes)`, for middleware that read a
- * request's whole body (the idempotency middleware reads it to fingerprint it) and hands the
- * same request on. Given the bytes it read, the request holds them whole again, as if a
- * framework had read them: the body reads as unused, its methods answer from the bytes, and the
- * whole-body slot answers them, so the middleware passes the request itself on instead of
- * building a copy with `new Request(request, { body })` (a Request, a copy of the headers and
- * of the bytes, per request). It answers `true` when it took the bytes; `false` (and changes
- * nothing) when the body was not read yet, or the request has none. The bytes are kept as they
- * are: the caller gives them up, and `bytes()` hands them out without a copy when they fill a
- * buffer of their own (a view into a larger buffer is still copied).
- */
-const RESTORE_BODY: unique symbol = Symbol.for('api-blocks.restore-body') as never
+let restoreBodyOf: (request: IncomingRequest, bytes: Uint8Array) => boolean
 
 const utf8 = new TextDecoder()
 
@@ -254,8 +235,6 @@ export class IncomingRequest {
       request.#owned = true
       return true
     }
-    incomingMessageOfRequest = (request) =>
-      typeof request === 'object' && request !== null && #req in request ? request.#req : undefined
     rebodyIncomingRequest = (request, body) => {
       if (typeof request !== 'object' || request === null || !(#url in request)) return undefined
       // GET and HEAD cannot have a body: the native constructor throws the TypeError Fetch asks for.
@@ -289,21 +268,24 @@ export class IncomingRequest {
 }
 
 Object.setPrototypeOf(IncomingRequest.prototype, NativeRequest.prototype)
-Object.defineProperty(IncomingRequest.prototype, WHOLE_BODY, {
-  get(this: IncomingRequest) {
+// The body hand-offs of core. `wholeBodyOf`: bytes a framework or a middleware already read,
+// taken without a stream (`readBody` of `@api-blocks/http`, the idempotency middleware).
+// `restoreBody`: a middleware that read the whole body (the idempotency middleware reads it to
+// fingerprint it) hands the bytes back, and this same request holds them whole again, as if a
+// framework had read them: the body reads as unused, its methods answer from the bytes and
+// `wholeBodyOf` answers them, so the middleware passes the request itself on instead of
+// building a copy with `new Request(request, { body })` (a Request, a copy of the headers and
+// of the bytes, per request). It takes the bytes only once the body was read, and never on
+// GET or HEAD. The bytes are kept as they are: `bytes()` hands them out without a copy when
+// they fill a buffer of their own (a view into a larger buffer is still copied).
+defineBodySlots(IncomingRequest.prototype, {
+  wholeBody(this: IncomingRequest) {
     return wholeBodyOf(this)
   },
-})
-Object.defineProperty(IncomingRequest.prototype, RESTORE_BODY, {
-  value(this: IncomingRequest, bytes: unknown): boolean {
+  restoreBody(this: IncomingRequest, bytes: Uint8Array) {
     return restoreBodyOf(this, bytes)
   },
 })
-
-/** The IncomingMessage a lightweight request was made from; `undefined` for anything else. */
-export function incomingMessageOf(request: unknown): IncomingMessage | undefined {
-  return incomingMessageOfRequest(request)
-}
 
 /**
  * `new Request(incomingRequest, { body: bytes })` without leaving the lightweight path: the same

@@ -8,6 +8,12 @@ import type { ServerResponse } from 'node:http'
 import { NodeAdapterError } from '../errors.ts'
 import { takeResponseParts } from './fast-response.ts'
 
+/**
+ * The writing methods of a ServerResponse: the response itself, or (the middleware form) the
+ * methods it had before a capture of the downstream's writes replaced them.
+ */
+export type ResponseSink = Pick<ServerResponse, 'writeHead' | 'write' | 'end' | 'flushHeaders'>
+
 interface Head {
   status: number
   statusText: string
@@ -17,8 +23,9 @@ interface Head {
 }
 
 /**
- * Writes `response` to `res`; HEAD (`head`) writes the header section only. Returns nothing
- * when the body went out in one synchronous `end()`, a promise when it streams.
+ * Writes `response` to `res` through `sink` (default: `res` itself); HEAD (`head`) writes the
+ * header section only. Returns nothing when the body went out in one synchronous `end()`, a
+ * promise when it streams.
  *
  * On failure it throws (or rejects): when `res.headersSent` is still false the caller may
  * answer an error instead; otherwise the caller must destroy the socket, since a
@@ -28,6 +35,7 @@ export function writeResponse(
   res: ServerResponse,
   response: Response,
   head: boolean,
+  sink: ResponseSink = res,
 ): Promise<void> | undefined {
   if (res.destroyed) {
     // The client left while the handler worked: nobody reads this body; stop its producer.
@@ -37,7 +45,7 @@ export function writeResponse(
     return undefined
   }
   const parts = takeResponseParts(response)
-  if (parts === undefined) return writeNative(res, response, head)
+  if (parts === undefined) return writeNative(res, sink, response, head)
   const { body, plain, headers, defaultType } = parts
   let meta: Head
   if (headers !== undefined) meta = headOf(parts.status, parts.statusText, headers)
@@ -50,16 +58,14 @@ export function writeResponse(
     }
     if (defaultType !== null && !plain?.hasContentType) meta.flat.push('content-type', defaultType)
   }
-  if (body instanceof ReadableStream) {
-    if (!head) return writeStream(res, meta, body)
-    void body.cancel().catch(ignore)
-    writeWhole(res, meta, null, undefined)
-  } else writeWhole(res, meta, head ? null : body, byteLength(body))
+  if (body instanceof ReadableStream) return writeStream(res, sink, meta, body, head)
+  writeWhole(sink, meta, head ? null : body, byteLength(body))
   return undefined
 }
 
 function writeNative(
   res: ServerResponse,
+  sink: ResponseSink,
   response: Response,
   head: boolean,
 ): Promise<void> | undefined {
@@ -68,14 +74,8 @@ function writeNative(
   }
   const meta = headOf(response.status, response.statusText, response.headers)
   const body = response.body
-  if (body === null) writeWhole(res, meta, null, 0)
-  else if (!head) return writeStream(res, meta, body)
-  else {
-    // RFC 9110 §9.3.2: HEAD answers the GET header section; the length is only known when
-    // the handler stated it.
-    void body.cancel().catch(ignore)
-    writeWhole(res, meta, null, undefined)
-  }
+  if (body !== null) return writeStream(res, sink, meta, body, head)
+  writeWhole(sink, meta, null, 0)
   return undefined
 }
 
@@ -101,7 +101,7 @@ function withoutLength(status: number): boolean {
 }
 
 function writeWhole(
-  res: ServerResponse,
+  sink: ResponseSink,
   meta: Head,
   body: string | Uint8Array | null,
   length: number | undefined,
@@ -109,14 +109,14 @@ function writeWhole(
   if (!meta.hasLength && length !== undefined && !withoutLength(meta.status)) {
     meta.flat.push('content-length', `${length}`)
   }
-  writeHead(res, meta)
-  if (body === null) res.end()
-  else res.end(body)
+  writeHead(sink, meta)
+  if (body === null) sink.end()
+  else sink.end(body)
 }
 
-function writeHead(res: ServerResponse, meta: Head): void {
-  if (meta.statusText === '') res.writeHead(meta.status, meta.flat)
-  else res.writeHead(meta.status, meta.statusText, meta.flat)
+function writeHead(sink: ResponseSink, meta: Head): void {
+  if (meta.statusText === '') sink.writeHead(meta.status, meta.flat)
+  else sink.writeHead(meta.status, meta.statusText, meta.flat)
 }
 
 const NOT_READY: unique symbol = Symbol('not ready')
@@ -131,8 +131,10 @@ function notReady(): Promise<typeof NOT_READY> {
 
 async function writeStream(
   res: ServerResponse,
+  sink: ResponseSink,
   meta: Head,
   body: ReadableStream<Uint8Array>,
+  head: boolean,
 ): Promise<void> {
   const reader = body.getReader()
   const onClose = (): void => {
@@ -155,25 +157,32 @@ async function writeStream(
         if (result === NOT_READY) break
         if (result.done) {
           const whole = ready.length === 1 ? ready[0]! : Buffer.concat(ready)
-          writeWhole(res, meta, whole, whole.byteLength)
+          // RFC 9110 §9.3.2: HEAD answers the header section GET would, length included.
+          writeWhole(sink, meta, head ? null : whole, whole.byteLength)
           return
         }
         ready.push(chunkOf(result.value))
         pending = reader.read()
       }
     }
-    writeHead(res, meta)
+    if (head) {
+      // A body not ready at once: HEAD states a length only when the handler did.
+      reader.cancel().catch(ignore)
+      writeWhole(sink, meta, null, undefined)
+      return
+    }
+    writeHead(sink, meta)
     // Send the header section now: a slow stream (server-sent events) must not hold it back.
-    if (ready.length === 0) res.flushHeaders()
-    for (const chunk of ready) if (chunk.byteLength > 0) res.write(chunk)
+    if (ready.length === 0) sink.flushHeaders()
+    for (const chunk of ready) if (chunk.byteLength > 0) sink.write(chunk)
     for (;;) {
       const result = await (pending ?? reader.read())
       pending = undefined
       if (result.done || res.destroyed) break
       const chunk = chunkOf(result.value)
-      if (chunk.byteLength > 0 && !res.write(chunk)) await drained(res)
+      if (chunk.byteLength > 0 && !sink.write(chunk)) await drained(res)
     }
-    if (!res.destroyed) res.end()
+    if (!res.destroyed) sink.end()
   } catch (error) {
     reader.cancel(error).catch(ignore)
     throw error

@@ -1,0 +1,101 @@
+/**
+ * The steps every form of the adapter shares: the Request for an IncomingMessage (with the
+ * client's address and the route parameters recorded), the problem for a thrown error, and
+ * writing the answer without ever rejecting.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { setClientAddress, setRouteParams } from '@api-blocks/core'
+import { errorToProblemResponse } from '@api-blocks/problem-details'
+import { NodeAdapterError } from '../errors.ts'
+import { lightweightGlobalsInstalled } from '../lightweight.ts'
+import type { NodeAdapterOptions, NodeRequestOptions } from '../options.ts'
+import type { BodySource } from './incoming-request.ts'
+import { IncomingRequest, nativeIncomingRequest } from './incoming-request.ts'
+import { isResponse } from './native.ts'
+import { requestUrl } from './url.ts'
+import type { ResponseSink } from './write.ts'
+import { writeResponse } from './write.ts'
+
+/**
+ * The Request for `req`: the lazy one when `lightweight` is on and the lightweight globals
+ * are in place, a native one otherwise. Records the client's address and the route
+ * parameters. Throws `NodeAdapterError` (400) for what Fetch cannot represent.
+ */
+export function createRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: NodeRequestOptions,
+  body: BodySource,
+): Request {
+  const method = req.method ?? 'GET'
+  // Fetch forbids these methods; node:http hands CONNECT to 'connect', the others come here.
+  if (method === 'TRACE' || method === 'TRACK' || method === 'CONNECT') {
+    throw new NodeAdapterError('UNSUPPORTED_METHOD', `The ${method} method is not supported.`)
+  }
+  const url = requestUrl(req, options)
+  const request =
+    options.lightweight === true && lightweightGlobalsInstalled()
+      ? (new IncomingRequest(req, res, method, url, body) as unknown as Request)
+      : nativeIncomingRequest(req, res, method, url, body)
+  const address = options.clientAddress ?? req.socket?.remoteAddress
+  if (address !== undefined) setClientAddress(request, address)
+  if (options.routeParams !== undefined) setRouteParams(request, options.routeParams)
+  return request
+}
+
+/** `response` when it is a Response; otherwise throws `NOT_A_RESPONSE`. */
+export function checkResponse(response: unknown): Response {
+  if (isResponse(response)) return response
+  throw new NodeAdapterError('NOT_A_RESPONSE', 'The handler did not resolve to a Response.')
+}
+
+/** The problem answering `error`; 5xx ones are reported to `onError`. */
+export function problemFor(
+  error: unknown,
+  request: Request | undefined,
+  options: NodeAdapterOptions,
+): Response {
+  const response = errorToProblemResponse(error, request === undefined ? {} : { request })
+  // A problem the handler meant (a 404, a 422) is an answer, not a failure.
+  if (response.status >= 500) report(options, error, request)
+  return response
+}
+
+/**
+ * Writes `response`. Never rejects: a failure before anything was sent answers its problem
+ * instead, one after the header section destroys the socket; both go to `onError`.
+ */
+export async function send(
+  res: ServerResponse,
+  response: Response,
+  head: boolean,
+  options: NodeAdapterOptions,
+  request: Request | undefined,
+  sink: ResponseSink = res,
+): Promise<void> {
+  try {
+    const streaming = writeResponse(res, response, head, sink)
+    if (streaming !== undefined) await streaming
+  } catch (error) {
+    report(options, error, request)
+    if (res.headersSent) res.destroy()
+    else {
+      try {
+        await writeResponse(res, errorToProblemResponse(error), head, sink)
+      } catch {
+        res.destroy()
+      }
+    }
+  }
+}
+
+/** Tells `onError`, which must not turn one failed request into a crashed process. */
+function report(options: NodeAdapterOptions, error: unknown, request: Request | undefined): void {
+  try {
+    options.onError?.(error, request)
+  } catch {
+    // ignored: see above
+  }
+}
