@@ -129,6 +129,9 @@ describe('no hidden coupling', () => {
     const allowed = new Set([
       // the node adapter writes a response body to the socket as it streams;
       'packages/node/src/internal/write.ts',
+      // the node adapter's Request locks its stream once the body was taken whole without it, so
+      // the stream reads as used (locked and disturbed), as Fetch's does: it reads nothing;
+      'packages/node/src/internal/incoming-request.ts',
       // the adapter suite's handler and client observe chunking itself (streamed echo, a
       // first chunk before the last), which is what they test.
       'packages/adapter-suite/src/handler.ts',

@@ -122,6 +122,10 @@ describe('Markdown links', () => {
       'a-1',
       'here',
     ])
+    // A heading's code span counts as its text (GitHub's anchor keeps it).
+    expect([...anchors('## The fast path (`lightweight: true`)')]).toEqual([
+      'the-fast-path-lightweight-true',
+    ])
     expect(
       links('[a](b.md) `[c](d.md)` ![e](f.png)\n[ref]: g.md').map((link) => link.target),
     ).toEqual(['b.md', 'f.png', 'g.md'])

@@ -97,9 +97,9 @@ export function codeBlocks(markdown: string): CodeBlock[] {
  * The lines of a Markdown text outside fenced code blocks, with code spans blanked out (so
  * that links shown as code are not taken for links). Line numbers stay as they were.
  */
-export function proseLines(markdown: string): { line: number; text: string }[] {
+export function proseLines(markdown: string): { line: number; text: string; raw: string }[] {
   const lines = markdown.split('\n')
-  const prose: { line: number; text: string }[] = []
+  const prose: { line: number; text: string; raw: string }[] = []
   let fence: string | null = null
   lines.forEach((text, index) => {
     const match = FENCE.exec(text)
@@ -114,6 +114,7 @@ export function proseLines(markdown: string): { line: number; text: string }[] {
     }
     prose.push({
       line: index + 1,
+      raw: text,
       text: text.replace(/(`+)(?:(?!\1)[\s\S])*?\1/g, (span) => ' '.repeat(span.length)),
     })
   })
@@ -164,8 +165,9 @@ export function headingSlug(heading: string): string {
 export function anchors(markdown: string): Set<string> {
   const found = new Set<string>()
   const seen = new Map<string, number>()
-  for (const { text } of proseLines(markdown)) {
-    const heading = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(text)
+  for (const { text, raw } of proseLines(markdown)) {
+    // A heading's anchor comes from its text as written, code spans included.
+    const heading = /^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(raw)
     if (heading) {
       const slug = headingSlug(heading[1]!)
       const count = seen.get(slug) ?? 0

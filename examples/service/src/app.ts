@@ -43,7 +43,7 @@ export interface ServiceOptions {
    * serve the same clients.
    */
   cursorKeys?: readonly CursorKey[]
-  /** Rate-limit policies applied to every route, per client (SPEC.md §8 leaves the numbers open). */
+  /** Rate-limit policies applied to every route, per client (docs/spec.md §8 leaves the numbers open). */
   rateLimits?: readonly RateLimitPolicy[]
   /** Where limiter state lives (default: in memory). */
   rateLimitStore?: RateLimitStore
@@ -145,7 +145,7 @@ export function createService(options: ServiceOptions = {}): Handler {
     negotiation({ types: ['application/json'], notAcceptable: true }),
     recordAddress,
     limit,
-    // SPEC.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
+    // docs/spec.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
     // first result is kept 24 hours and replayed; another body with the same key is a 409.
     // Scoped by default: the principal, else the client address.
     idempotency({

@@ -69,14 +69,14 @@ export function openApiDocument(serverUrl: string): Json {
       title: 'api-blocks reference service',
       version: '1.0.0',
       description:
-        'Implements the resource conventions of SPEC.md §4.3 and §7.2 with the api-blocks building blocks. Errors are RFC 9457 problem details.',
+        'Implements the resource conventions of docs/spec.md §4.3 and §7.2 with the api-blocks building blocks. Errors are RFC 9457 problem details.',
     },
     servers: [{ url: serverUrl }],
     paths: {
       '/v1/orders': {
         get: {
           operationId: 'listOrders',
-          summary: 'List orders (SPEC.md §2.3 envelope)',
+          summary: 'List orders (docs/spec.md §2.3 envelope)',
           parameters: [
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
             {

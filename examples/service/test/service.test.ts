@@ -1,4 +1,4 @@
-// The reference service's conventions (SPEC.md §4.3, §7.2), checked on its Fetch handler.
+// The reference service's conventions (docs/spec.md §4.3, §7.2), checked on its Fetch handler.
 import fc from 'fast-check'
 import { beforeEach, describe, expect, test } from 'vitest'
 import { createService } from '../src/app.ts'
@@ -44,7 +44,7 @@ async function create() {
   return { ...order, etag: response.headers.get('etag') ?? '' }
 }
 
-describe('SPEC.md §4.3 conventions on /v1/orders', () => {
+describe('docs/spec.md §4.3 conventions on /v1/orders', () => {
   test('POST creates: 201 with Location, Content-Type and X-Request-Id', async () => {
     const response = await call('POST', '/v1/orders', { body: newOrder })
     expect(response.status).toBe(201)
@@ -297,7 +297,7 @@ describe('bad input gets the right problem', () => {
   })
 })
 
-describe('pagination (SPEC.md §2.3)', () => {
+describe('pagination (docs/spec.md §2.3)', () => {
   test('pages follow next_cursor and Link until has_more is false', async () => {
     for (let i = 0; i < 5; i += 1) await create()
     const seen: string[] = []
@@ -341,7 +341,7 @@ describe('pagination (SPEC.md §2.3)', () => {
   })
 })
 
-describe('conditional requests (SPEC.md §4.3 rules 7 and 9)', () => {
+describe('conditional requests (docs/spec.md §4.3 rules 7 and 9)', () => {
   test('GET answers ETag, Last-Modified and private, no-store; If-None-Match gives 304', async () => {
     const { id } = await create()
     const response = await call('GET', `/v1/orders/${id}`)
@@ -409,7 +409,7 @@ describe('conditional requests (SPEC.md §4.3 rules 7 and 9)', () => {
   })
 })
 
-describe('rate limits (SPEC.md §7.2, §8)', () => {
+describe('rate limits (docs/spec.md §7.2, §8)', () => {
   test('every response carries the limit headers; past the quota, 429 with Retry-After', async () => {
     let now = Date.UTC(2026, 10, 22, 10, 0, 0)
     const limited = createService({
@@ -454,7 +454,7 @@ describe('rate limits (SPEC.md §7.2, §8)', () => {
   })
 })
 
-describe('Idempotency-Key (SPEC.md §4.3 rule 6)', () => {
+describe('Idempotency-Key (docs/spec.md §4.3 rule 6)', () => {
   const post = (key: string, body: unknown, path = '/v1/orders') =>
     call('POST', path, { body, headers: { 'idempotency-key': key } })
 

@@ -1,4 +1,4 @@
-// The /v1/orders resource (SPEC.md §4.3): list, create, read, replace, partial update, delete,
+// The /v1/orders resource (docs/spec.md §4.3): list, create, read, replace, partial update, delete,
 // the cancel action with its operation resource.
 
 import type { Validators } from '@api-blocks/conditional'
@@ -28,7 +28,7 @@ export interface OrderRoutesOptions {
   schedule: (task: () => void) => void
   /** Signs and checks list cursors. */
   cursors: CursorCodec
-  /** Page size bounds of the list (SPEC.md §8 leaves them to the service). */
+  /** Page size bounds of the list (docs/spec.md §8 leaves them to the service). */
   page: { defaultLimit: number; maxLimit: number }
   /** Extra time a create takes (a demonstration of in-flight idempotency keys). */
   createLatencyMs: number
@@ -45,7 +45,7 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
   })
 }
 
-// SPEC.md §4.3 rule 9: orders are per-user data, sent with `private, no-store`.
+// docs/spec.md §4.3 rule 9: orders are per-user data, sent with `private, no-store`.
 const PER_USER = { 'cache-control': cacheControlPresets.perUser }
 
 function validatorsOf(order: Order): Validators {
@@ -103,7 +103,7 @@ export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodH
 
   return {
     '/v1/orders': {
-      // SPEC.md §2.3: `data`, `has_more`, `next_cursor`; `limit` and `after`, plus a `status` filter.
+      // docs/spec.md §2.3: `data`, `has_more`, `next_cursor`; `limit` and `after`, plus a `status` filter.
       // The cursor is bound to the order and the filter, so it cannot be replayed on another query.
       GET: async (request) => {
         const url = new URL(request.url)

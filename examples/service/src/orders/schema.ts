@@ -69,7 +69,7 @@ export const replaceOrderSchema = z
   })
 
 /**
- * PATCH /v1/orders/<id>: absolute assignments only (SPEC.md §4.3 rule 8), so the same PATCH
+ * PATCH /v1/orders/<id>: absolute assignments only (docs/spec.md §4.3 rule 8), so the same PATCH
  * applied twice gives the same result. No increments, no list operations.
  */
 export const patchOrderSchema = z

@@ -132,7 +132,7 @@ export interface CorsOptions {
   deriveExposeHeaders?: boolean
   /** Access-Control-Max-Age in seconds (default 600; Chromium caps at 7200, Firefox 86400). */
   maxAge?: number
-  /** The status of a preflight answer: 200 (default, as SPEC.md says) or 204. */
+  /** The status of a preflight answer: 200 (default, as the reference service's requirements say: docs/spec.md) or 204. */
   preflightStatus?: 200 | 204
 }
 

@@ -1,6 +1,6 @@
 /**
  * The header accumulator: Vary, Cache-Control and Access-Control-Expose-Headers are merged,
- * never overwritten (DESIGN.md, "Headers"). Negotiation, CORS, compression and every other
+ * never overwritten, a rule every block keeps. Negotiation, CORS, compression and every other
  * block add their part through {@link mergeHeader}, so one response ends up with one coherent
  * value per field whatever the order the layers ran in.
  *
