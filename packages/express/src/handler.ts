@@ -58,9 +58,8 @@ export function toExpressHandler(
   handler: Handler,
   options: ExpressAdapterOptions = {},
 ): ExpressFetchHandler {
-  const { lightweight, onError } = options
-  if (lightweight === true) installLightweightGlobals()
+  if (options.lightweight === true) installLightweightGlobals()
   return (req, res) => {
-    void handleNodeRequest(handler, req, res, { ...requestOptionsOf(req), lightweight, onError })
+    void handleNodeRequest(handler, req, res, { ...options, ...requestOptionsOf(req) })
   }
 }

@@ -20,7 +20,7 @@ describe('public types of @api-blocks/express', () => {
   test('proxy trust is the app setting, not an option', () => {
     // @ts-expect-error: trustProxy belongs to the app ('trust proxy')
     const options: ExpressAdapterOptions = { trustProxy: true }
-    expectTypeOf(options).toEqualTypeOf<ExpressAdapterOptions>()
+    void options
   })
 
   test('what the adapter records reads back typed', () => {

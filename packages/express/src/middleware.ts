@@ -66,13 +66,11 @@ export function toExpressMiddleware(
   middleware: Middleware,
   options: ExpressAdapterOptions = {},
 ): ExpressMiddleware {
-  const { lightweight, onError } = options
-  if (lightweight === true) installLightweightGlobals()
+  if (options.lightweight === true) installLightweightGlobals()
   return (req, res, next) => {
     void handleNodeMiddleware(middleware, req, res, () => next(), {
+      ...options,
       ...requestOptionsOf(req),
-      lightweight,
-      onError,
     })
   }
 }

@@ -2,8 +2,11 @@ import { runAdapterSuite } from '@api-blocks/adapter-suite'
 import type { Middleware } from '@api-blocks/core'
 import { restoreBody } from '@api-blocks/core'
 import express from 'express'
+import { expect, test } from 'vitest'
 import { toExpressHandler, toExpressMiddleware } from '../src/index.ts'
 import { listen } from './start.ts'
+
+const nativeResponse = globalThis.Response
 
 runAdapterSuite('express', (handler) => listen(express().use(toExpressHandler(handler))))
 
@@ -29,3 +32,8 @@ runAdapterSuite('express, toExpressMiddleware reading the body', (handler) =>
 runAdapterSuite('express, lightweight: true', (handler) =>
   listen(express().use(toExpressHandler(handler, { lightweight: true }))),
 )
+
+test('lightweight: true replaced the globals, so the last suite ran on the fast path', () => {
+  expect(globalThis.Response).not.toBe(nativeResponse)
+  expect(new Response('x') instanceof nativeResponse).toBe(true)
+})

@@ -7,7 +7,7 @@
  */
 import type { Handler } from '@api-blocks/core'
 import type { NodeAdapterOptions } from '@api-blocks/node'
-import { handleNodeRequest, installLightweightGlobals, NodeAdapterError } from '@api-blocks/node'
+import { handleNodeRequest, installLightweightGlobals } from '@api-blocks/node'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /**
@@ -58,8 +58,7 @@ export function toFastifyHandler(
   handler: Handler,
   options: FastifyAdapterOptions = {},
 ): FastifyFetchHandler {
-  const { lightweight, onError } = options
-  if (lightweight === true) installLightweightGlobals()
+  if (options.lightweight === true) installLightweightGlobals()
   return (request, reply) => {
     reply.hijack()
     const res = reply.raw
@@ -69,42 +68,13 @@ export function toFastifyHandler(
       if (value !== undefined) res.setHeader(name, value)
     }
     return handleNodeRequest(handler, request.raw, res, {
+      ...options,
       target: request.raw.url,
       protocol: request.protocol,
       host: request.host,
       clientAddress: request.ip,
-      routeParams: paramsOf(request.params),
-      body: parsedBody(request.body),
-      lightweight,
-      onError,
+      routeParams: request.params as Readonly<Record<string, unknown>>,
+      body: request.body,
     })
   }
-}
-
-function paramsOf(params: unknown): Readonly<Record<string, string>> | undefined {
-  if (typeof params !== 'object' || params === null) return undefined
-  let recorded: Record<string, string> | undefined
-  for (const [name, value] of Object.entries(params)) {
-    if (typeof value !== 'string') continue
-    recorded ??= {}
-    recorded[name] = value
-  }
-  return recorded
-}
-
-function parsedBody(body: unknown): Uint8Array | ReadableStream<Uint8Array> | undefined {
-  if (body === undefined || body === null) return undefined
-  if (body instanceof Uint8Array) return body
-  if (typeof body === 'string') return Buffer.from(body, 'utf8')
-  return new ReadableStream({
-    start(controller) {
-      controller.error(
-        new NodeAdapterError(
-          'REQUEST_BODY_CONSUMED',
-          'A Fastify content-type parser already turned the request body into an object. ' +
-            'Register the route with the fastifyFetchHandler plugin, which leaves bodies unread.',
-        ),
-      )
-    },
-  })
 }

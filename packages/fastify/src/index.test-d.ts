@@ -24,7 +24,7 @@ describe('public types of @api-blocks/fastify', () => {
   test('proxy trust is the server option, not an adapter option', () => {
     // @ts-expect-error: trustProxy belongs to Fastify({ trustProxy })
     const options: FastifyAdapterOptions = { trustProxy: true }
-    expectTypeOf(options).toEqualTypeOf<FastifyAdapterOptions>()
+    void options
   })
 
   test('what the adapter records reads back typed', () => {

@@ -1,7 +1,10 @@
 import { runAdapterSuite } from '@api-blocks/adapter-suite'
 import Fastify from 'fastify'
+import { expect, test } from 'vitest'
 import { fastifyFetchHandler } from '../src/index.ts'
 import { listen } from './start.ts'
+
+const nativeResponse = globalThis.Response
 
 runAdapterSuite('fastify', async (handler) => {
   const app = Fastify()
@@ -14,4 +17,9 @@ runAdapterSuite('fastify, lightweight: true', async (handler) => {
   const app = Fastify()
   await app.register(fastifyFetchHandler, { handler, lightweight: true })
   return listen(app)
+})
+
+test('lightweight: true replaced the globals, so the last suite ran on the fast path', () => {
+  expect(globalThis.Response).not.toBe(nativeResponse)
+  expect(new Response('x') instanceof nativeResponse).toBe(true)
 })

@@ -34,9 +34,11 @@ describe('public types of @api-blocks/node', () => {
     expectTypeOf(handleNodeMiddleware).parameter(0).toEqualTypeOf<Middleware>()
     expectTypeOf(handleNodeMiddleware).parameter(3).toEqualTypeOf<() => void>()
     expectTypeOf<NodeRequestOptions>().toExtend<NodeAdapterOptions>()
-    expectTypeOf<NodeRequestOptions['routeParams']>().toEqualTypeOf<
-      Readonly<Record<string, string>> | undefined
+    // What the frameworks hand over as they are: Express's req.params and req.body.
+    expectTypeOf<{ id: string; path: string[] }>().toExtend<
+      NonNullable<NodeRequestOptions['routeParams']>
     >()
+    expectTypeOf<NodeRequestOptions['body']>().toEqualTypeOf<unknown>()
   })
 
   test('the globals are installed and restored explicitly', () => {

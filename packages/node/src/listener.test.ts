@@ -453,10 +453,24 @@ describe('toNodeListener: what the server knows that the Request cannot say', ()
     })
   })
 
-  test('a request no adapter converted has neither', () => {
-    const request = new Request('http://x.test/')
-    expect(clientAddressOf(request)).toBeUndefined()
-    expect(routeParamsOf(request)).toBeUndefined()
+  test("route parameters as strings: an array of strings joined with '/', anything else left out", async () => {
+    const seen: unknown[] = []
+    running = await listen((req, res) => {
+      const params =
+        seen.length === 0 ? { id: '42', path: ['a', 'b'], n: 7, odd: ['a', 1] } : { n: 7 }
+      void handleNodeRequest(
+        async (request) => {
+          seen.push(routeParamsOf(request) ?? null)
+          return new Response(null, { status: 204 })
+        },
+        req,
+        res,
+        { routeParams: params },
+      )
+    })
+    await fetch(running.url)
+    await fetch(running.url)
+    expect(seen).toEqual([{ id: '42', path: 'a/b' }, null])
   })
 })
 

@@ -8,7 +8,13 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Handler } from '@api-blocks/core'
-import { checkResponse, createRequest, problemFor, send } from './internal/exchange.ts'
+import {
+  bodySourceOf,
+  checkResponse,
+  createRequest,
+  problemFor,
+  send,
+} from './internal/exchange.ts'
 import { installLightweightGlobals } from './lightweight.ts'
 import type { NodeAdapterOptions, NodeRequestOptions } from './options.ts'
 
@@ -66,7 +72,7 @@ export async function handleNodeRequest(
   let request: Request | undefined
   let response: Response
   try {
-    request = createRequest(req, res, options, options.body)
+    request = createRequest(req, res, options, bodySourceOf(options.body))
     response = checkResponse(await handler(request))
   } catch (error) {
     response = problemFor(error, request, options)

@@ -9,9 +9,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Middleware } from '@api-blocks/core'
-import { wholeBodyOf } from '@api-blocks/core'
+import { readRequestBody } from '@api-blocks/core'
 import { DownstreamCapture } from './internal/capture.ts'
-import { checkResponse, createRequest, problemFor, send } from './internal/exchange.ts'
+import {
+  bodySourceOf,
+  checkResponse,
+  createRequest,
+  problemFor,
+  send,
+} from './internal/exchange.ts'
 import { IncomingBody } from './internal/incoming-body.ts'
 import type { NodeRequestOptions } from './options.ts'
 
@@ -60,7 +66,7 @@ export async function handleNodeMiddleware(
       // The end of the body is held back, so the bytes can go back for the framework.
       body = new IncomingBody(req, res, true)
     }
-    request = createRequest(req, res, options, body?.stream ?? options.body)
+    request = createRequest(req, res, options, body?.stream ?? bodySourceOf(options.body))
     const next = async (forwarded: Request): Promise<Response> => {
       if (++calls > 1 || settled) {
         throw new TypeError(
@@ -84,16 +90,10 @@ export async function handleNodeMiddleware(
   body?.release()
 }
 
-// The body of the request the block handed on, to put back for the framework.
-async function bytesOf(request: Request): Promise<Uint8Array | undefined> {
-  const whole = wholeBodyOf(request)
-  if (whole instanceof Uint8Array) return whole
-  if (typeof whole === 'string') return Buffer.from(whole)
-  if (whole === null || request.body === null) return new Uint8Array(0)
-  if (request.bodyUsed) return undefined
-  try {
-    return await request.bytes()
-  } catch {
-    return undefined
-  }
+// The body of the request the block handed on, to put back for the framework; undefined when
+// it cannot be read (used already, or failing).
+function bytesOf(request: Request): Promise<Uint8Array | undefined> {
+  return readRequestBody(request, { maxBytes: Number.MAX_SAFE_INTEGER, consume: false }).catch(
+    () => undefined,
+  )
 }

@@ -56,14 +56,23 @@ export interface NodeRequestOptions extends NodeAdapterOptions {
   protocol?: string | undefined
   /** The authority the framework resolved, honouring its own proxy settings. */
   host?: string | undefined
-  /** The body, when the framework already read it from the IncomingMessage. */
-  body?: Uint8Array | ReadableStream<Uint8Array> | undefined
+  /**
+   * What the framework's body parser left on the request (Express `req.body`, Fastify
+   * `request.body`): bytes, a stream or a string (sent as UTF-8) are the body. Anything else
+   * (a parsed object) cannot become bytes again: the body reads as consumed, and reading it
+   * fails with `REQUEST_BODY_CONSUMED` (500). Absent: the body streams from the socket.
+   */
+  body?: unknown
   /**
    * The client's address as the framework resolved it under its own trust-proxy setting
    * (Express `req.ip`, Fastify `request.ip`); default the socket's remote address. Recorded
    * for `clientAddressOf`.
    */
   clientAddress?: string | undefined
-  /** The parameters of the framework route that matched, recorded for `routeParamsOf`. */
-  routeParams?: Readonly<Record<string, string>> | undefined
+  /**
+   * The parameters of the framework route that matched (Express `req.params`, Fastify
+   * `request.params`), recorded for `routeParamsOf`: string values as they are, an array of
+   * strings (an Express 5 wildcard's segments) joined with `/`, anything else left out.
+   */
+  routeParams?: Readonly<Record<string, unknown>> | undefined
 }

@@ -41,8 +41,43 @@ export function createRequest(
       : nativeIncomingRequest(req, res, method, url, body)
   const address = options.clientAddress ?? req.socket?.remoteAddress
   if (address !== undefined) setClientAddress(request, address)
-  if (options.routeParams !== undefined) setRouteParams(request, options.routeParams)
+  const params = routeParamsOf(options.routeParams)
+  if (params !== undefined) setRouteParams(request, params)
   return request
+}
+
+/**
+ * The body source for what a framework's body parser left (`NodeRequestOptions.body`): bytes
+ * and streams as they are, a string as its UTF-8; anything else (a parsed object) is no
+ * source, so the body streams from the IncomingMessage, which the parser consumed: reading it
+ * fails with `REQUEST_BODY_CONSUMED`.
+ */
+export function bodySourceOf(parsed: unknown): BodySource {
+  if (parsed instanceof Uint8Array || parsed instanceof ReadableStream) {
+    return parsed as Uint8Array | ReadableStream<Uint8Array>
+  }
+  if (typeof parsed === 'string') return Buffer.from(parsed, 'utf8')
+  return undefined
+}
+
+// A framework's route parameters as strings (see NodeRequestOptions.routeParams).
+function routeParamsOf(
+  params: Readonly<Record<string, unknown>> | undefined,
+): Readonly<Record<string, string>> | undefined {
+  if (typeof params !== 'object' || params === null) return undefined
+  let recorded: Record<string, string> | undefined
+  for (const [name, value] of Object.entries(params)) {
+    const text =
+      typeof value === 'string'
+        ? value
+        : Array.isArray(value) && value.every((part) => typeof part === 'string')
+          ? value.join('/')
+          : undefined
+    if (text === undefined) continue
+    recorded ??= {}
+    recorded[name] = text
+  }
+  return recorded
 }
 
 /** `response` when it is a Response; otherwise throws `NOT_A_RESPONSE`. */

@@ -99,7 +99,9 @@ export class IncomingBody {
         this.#controller.error(
           new NodeAdapterError(
             'REQUEST_BODY_CONSUMED',
-            'The request body was already read by something else (a body parser?).',
+            'The request body was already read by something else, such as a body parser that ' +
+              'turned it into an object (express.json(), a Fastify content-type parser): mount ' +
+              'the handler before it, or let it hand over bytes (express.raw()).',
           ),
         )
         return undefined
