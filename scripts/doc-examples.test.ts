@@ -90,7 +90,13 @@ beforeAll(async () => {
     maxBuffer: 64 * 1024 * 1024,
   }).then(
     ({ stdout }) => stdout,
-    (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    (error: { code?: unknown; stdout?: string; stderr?: string }) => {
+      // tsc exits 1 or 2 with its diagnostics; anything else (not found, killed) is no check.
+      if (typeof error.code !== 'number') throw error
+      const printed = `${error.stdout ?? ''}${error.stderr ?? ''}`
+      if (printed.trim() === '') throw new Error(`tsc exited ${error.code} and printed nothing`)
+      return printed
+    },
   )
   const byFile = new Map(checked.map((example) => [example.file, example]))
   for (const line of output.split('\n')) {

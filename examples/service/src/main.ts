@@ -1,6 +1,6 @@
 // `npm start`: the reference service on node:http with embedded (in-memory) defaults.
 import { once } from 'node:events'
-import { clientAddressOf, serve } from '@api-blocks/node'
+import { serve } from '@api-blocks/node'
 import { createService } from './app.ts'
 import { openStores } from './stores.ts'
 
@@ -27,7 +27,6 @@ const service = createService({
   publicUrl,
   ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
   ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
-  clientAddress: clientAddressOf,
   rateLimits,
   ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
   onError: (error) => console.error('unexpected error:', error),

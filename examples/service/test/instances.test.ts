@@ -2,7 +2,7 @@
 // their idempotency records (docs/stores.md, "Several instances of a service"). Two instances on two ports, one client, one key.
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
-import { clientAddressOf, serve } from '@api-blocks/node'
+import { serve } from '@api-blocks/node'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createService } from '../src/app.ts'
 import type { StoreEnvironment } from '../src/stores.ts'
@@ -19,7 +19,6 @@ async function instance(env: StoreEnvironment): Promise<string> {
     createService({
       ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
       ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
-      clientAddress: clientAddressOf,
     }),
     // As src/main.ts serves it.
     { port: 0, hostname: '127.0.0.1', lightweight: true },

@@ -82,8 +82,9 @@ describe('canonicalJson', () => {
     expect(canonicalJson(bare)).toBe('{"a":2,"b":1}')
     const withToJson = { b: 1, a: { toJSON: () => 'no' } } as unknown as JsonValue
     expect(canonicalJson(withToJson)).toBeUndefined()
-    const dated = { at: new Date(0) } as unknown as JsonValue
-    expect(canonicalJson(dated)).toBe('{"at":{}}')
+    // Not JSON values: no canonical form, never `{}` (two dates must not compare equal).
+    expect(canonicalJson({ at: new Date(0) } as unknown as JsonValue)).toBeUndefined()
+    expect(canonicalJson({ at: new Map() } as unknown as JsonValue)).toBeUndefined()
   })
 
   test('a number JSON.parse would round, or spell differently, has no canonical form (raw bytes compare)', () => {
@@ -157,19 +158,21 @@ describe('canonicalJson: properties', () => {
     fc.assert(
       fc.property(
         fc.jsonValue() as fc.Arbitrary<JsonValue>,
-        fc.jsonValue() as fc.Arbitrary<JsonValue>,
-        (a, b) => {
-          const same =
-            JSON.stringify(JSON.parse(JSON.stringify(a))) ===
-            JSON.stringify(JSON.parse(JSON.stringify(b)))
-          if (canonicalJson(a) === canonicalJson(b)) {
-            // Equal canonical texts only for values equal up to member order.
-            expect(JSON.parse(canonicalJson(a) as string)).toEqual(
-              JSON.parse(canonicalJson(b) as string),
-            )
-          } else {
-            expect(same).toBe(false)
-          }
+        // Often close to the first: the same value, or one small value.
+        fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<JsonValue>),
+        (a, other) => {
+          const b = other === undefined ? (JSON.parse(JSON.stringify(a)) as JsonValue) : other
+          // Equal canonical texts exactly for values equal up to member order (toEqual ignores
+          // member order; the round trip turns -0 into 0, as JSON does).
+          const equal = (() => {
+            try {
+              expect(JSON.parse(JSON.stringify(a))).toEqual(JSON.parse(JSON.stringify(b)))
+              return true
+            } catch {
+              return false
+            }
+          })()
+          expect(canonicalJson(a) === canonicalJson(b)).toBe(equal)
         },
       ),
       budget,

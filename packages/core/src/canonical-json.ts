@@ -289,6 +289,9 @@ function write(value: unknown, depth: number): string | undefined {
         }
         return `${out}]`
       }
+      // A Date, a Map, a class instance: not a value JSON.parse gives, so no canonical form.
+      const prototype: unknown = Object.getPrototypeOf(value)
+      if (prototype !== Object.prototype && prototype !== null) return undefined
       const record = value as Record<string, unknown>
       // Default sort compares UTF-16 code units: RFC 8785 §3.2.3.
       const names = Object.keys(record).sort()

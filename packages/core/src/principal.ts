@@ -74,17 +74,19 @@ export function setPrincipal(request: Request, principal: Principal): void {
 /**
  * A stable text identifying a principal, for keys that must tell callers apart (rate-limit
  * buckets, idempotency scopes): `sub:<subject>` for a user, `client:<client id>` for a client
- * acting for itself. Both parts are URI-encoded, so no two principals share a key. Throws a
- * `TypeError` for a principal with neither.
+ * acting for itself. Both parts are URI-encoded, so no two principals share a key.
+ * `undefined` for a principal with neither, which names nobody: key such a request as an
+ * unauthenticated one.
  *
  * @example
  * ```ts
  * principalKey({ subject: 'user-42', scopes: [], claims: {} }) // 'sub:user-42'
  * principalKey({ clientId: 'billing', scopes: [], claims: {} }) // 'client:billing'
+ * principalKey({ scopes: [], claims: {} }) // undefined
  * ```
  */
-export function principalKey(principal: Principal): string {
+export function principalKey(principal: Principal): string | undefined {
   if (principal.subject !== undefined) return `sub:${encodeURIComponent(principal.subject)}`
   if (principal.clientId !== undefined) return `client:${encodeURIComponent(principal.clientId)}`
-  throw new TypeError('A principal needs a subject or a client id')
+  return undefined
 }

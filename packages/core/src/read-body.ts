@@ -100,13 +100,13 @@ export function concatBytes(chunks: readonly Uint8Array[], length?: number): Uin
 
 type Step = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>
 
-// One read, its chunk checked: a stream of anything but bytes is a programming error.
-async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Step> {
-  const step = await reader.read()
+// A stream of anything but bytes is a programming error, never the client's: a TypeError,
+// outside the readers' handling of a failing stream.
+function checkChunk(step: Step, reader: ReadableStreamDefaultReader<Uint8Array>): void {
   if (!step.done && !(step.value instanceof Uint8Array)) {
+    reader.cancel().catch(() => undefined)
     throw new TypeError('A body chunk is not a Uint8Array')
   }
-  return step
 }
 
 /**
@@ -135,13 +135,14 @@ export async function readStream(
   for (;;) {
     let step: Step
     try {
-      step = await readChunk(reader)
+      step = await reader.read()
     } catch (cause) {
       if (cause instanceof ApiBlocksError) throw cause
       throw new BodyReadError('BODY_UNREADABLE', 'The body could not be read.', maxBytes, {
         cause,
       })
     }
+    checkChunk(step, reader)
     if (step.done) return concatBytes(chunks, length)
     length += step.value.byteLength
     if (length > maxBytes) {
@@ -189,11 +190,12 @@ export async function readAhead(
   for (;;) {
     let step: Step
     try {
-      step = await readChunk(reader)
+      step = await reader.read()
     } catch (error) {
       reader.cancel(error).catch(() => undefined)
       throw error
     }
+    checkChunk(step, reader)
     if (step.done) return { complete: true, bytes: concatBytes(chunks, length) }
     chunks.push(step.value)
     length += step.value.byteLength

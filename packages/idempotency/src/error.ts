@@ -127,10 +127,7 @@ export class IdempotencyError extends ProblemError {
     if (options?.status !== undefined) extra.status = options.status
     if (options?.retryAfter !== undefined) extra.retryAfter = options.retryAfter
     if (options?.maxBytes !== undefined) extra.maxBytes = options.maxBytes
-    super(
-      problemOf(code, detail, extra),
-      options?.cause === undefined ? { code } : { code, cause: options.cause },
-    )
+    super(problemOf(code, detail, extra), { code, cause: options?.cause })
     // The message says what happened, for logs, even where the problem says nothing (a 500).
     this.message = detail
     this.headers =

@@ -24,12 +24,8 @@ import { IdempotencyError } from './error.ts'
  */
 export function defaultScope(request: Request): string {
   const principal = principalOf(request)
-  if (
-    principal !== undefined &&
-    (principal.subject !== undefined || principal.clientId !== undefined)
-  ) {
-    return principalKey(principal)
-  }
+  const key = principal === undefined ? undefined : principalKey(principal)
+  if (key !== undefined) return key
   const address = clientAddressOf(request)
   if (address !== undefined && address !== '') return `ip:${address}`
   throw new IdempotencyError(

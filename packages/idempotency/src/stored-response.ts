@@ -70,12 +70,7 @@ export function decodeStoredResponse(text: string): StoredResponse {
     throw new TypeError('Stored response has malformed headers')
   }
   if (typeof body !== 'string') throw new TypeError('Stored response has no body')
-  let bytes: Uint8Array | undefined
-  try {
-    bytes = decodeBase64(body)
-  } catch (cause) {
-    throw new TypeError('Stored response body is not base64', { cause })
-  }
+  const bytes = decodeBase64(body)
   if (bytes === undefined) throw new TypeError('Stored response body is not base64')
   return { status, headers: headers.map(([name, value]) => [name, value] as const), body: bytes }
 }

@@ -22,27 +22,24 @@ describe('PaginationError', () => {
     expect(error.toProblem()).toMatchObject({ type: 'bad-request', status: 400 })
   })
 
-  test('every code is UPPER_SNAKE_CASE and picks its problem by its prefix', () => {
-    const codes: PaginationErrorCode[] = [
-      'CURSOR_TOO_LONG',
-      'CURSOR_MALFORMED',
-      'CURSOR_VERSION',
-      'CURSOR_UNKNOWN_KEY',
-      'CURSOR_SIGNATURE',
-      'CURSOR_EXPIRED',
-      'CURSOR_SORT_MISMATCH',
-      'CURSOR_QUERY_MISMATCH',
-      'LIMIT_INVALID',
-      'PARAMETER_REPEATED',
-      'FIRST_AND_LAST',
-      'ARGUMENT_INVALID',
-    ]
-    for (const code of codes) {
-      const error = new PaginationError(code, 'x')
-      expect(error.code).toMatch(/^[A-Z]+(?:_[A-Z]+)*$/)
-      expect(error.toProblem().type).toBe(
-        code.startsWith('CURSOR_') ? 'invalid-cursor' : 'bad-request',
-      )
+  test('each code answers its problem type', () => {
+    const expected: Record<PaginationErrorCode, string> = {
+      CURSOR_TOO_LONG: 'invalid-cursor',
+      CURSOR_MALFORMED: 'invalid-cursor',
+      CURSOR_VERSION: 'invalid-cursor',
+      CURSOR_UNKNOWN_KEY: 'invalid-cursor',
+      CURSOR_SIGNATURE: 'invalid-cursor',
+      CURSOR_EXPIRED: 'invalid-cursor',
+      CURSOR_SORT_MISMATCH: 'invalid-cursor',
+      CURSOR_QUERY_MISMATCH: 'invalid-cursor',
+      LIMIT_INVALID: 'bad-request',
+      PARAMETER_REPEATED: 'bad-request',
+      FIRST_AND_LAST: 'bad-request',
+      ARGUMENT_INVALID: 'bad-request',
+    }
+    for (const [code, type] of Object.entries(expected)) {
+      const error = new PaginationError(code as PaginationErrorCode, 'x')
+      expect([code, error.code, error.toProblem().type]).toEqual([code, code, type])
     }
   })
 

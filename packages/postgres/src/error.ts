@@ -56,10 +56,7 @@ export class PostgresStoreError extends ProblemError {
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(
-      problems.serviceUnavailable.create({ detail }),
-      options?.cause === undefined ? { code } : { code, cause: options.cause },
-    )
+    super(problems.serviceUnavailable.create({ detail }), { ...options, code })
     this.operation = operation
   }
 }

@@ -10,6 +10,11 @@
 
 const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
+/** Whether a problem `type` is an absolute URI (it has a scheme, RFC 3986 §3.1), not a slug. */
+export function isAbsoluteType(type: string): boolean {
+  return ABSOLUTE.test(type)
+}
+
 /**
  * The code of a problem type (see the module description).
  *
@@ -19,7 +24,7 @@ const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:/
  * ```
  */
 export function problemCode(type: string): string {
-  const name = ABSOLUTE.test(type) ? (type.split(/[/#:]/).pop() ?? type) : type
+  const name = isAbsoluteType(type) ? (type.split(/[/#:]/).pop() ?? type) : type
   return name
     .toUpperCase()
     .replace(/[^A-Z0-9]+/g, '_')

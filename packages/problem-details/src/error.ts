@@ -44,7 +44,7 @@ export class ProblemError<Ext = Record<never, never>> extends ApiBlocksError {
 
   constructor(problem: ProblemDetails & Ext, options?: ProblemErrorOptions) {
     super(options?.code ?? problemCode(problem.type), problem.detail ?? problem.title, {
-      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+      ...options,
       status: problem.status,
     })
     this.problem = problem

@@ -7,7 +7,8 @@
  * @module
  */
 import type { ProblemDetails } from '@api-blocks/core'
-import { problemCode } from './code.ts'
+import { isAbsoluteType, problemCode } from './code.ts'
+import type { ProblemErrorOptions } from './error.ts'
 import { ProblemError } from './error.ts'
 import { attachTitles } from './internal/titles.ts'
 import type { StandardSchemaV1 } from './standard-schema.ts'
@@ -179,7 +180,7 @@ export interface ProblemType<Ext = Record<never, never>, ParsedExt = Ext> {
   /** Makes one occurrence of the problem, as a plain JSON-ready object. */
   create(...args: CreateArgs<Ext>): Problem<Ext>
   /** Makes a throwable {@link ProblemError} carrying one occurrence. */
-  error(...args: [...CreateArgs<Ext>, options?: ErrorOptions]): ProblemError<Ext>
+  error(...args: [...CreateArgs<Ext>, options?: ProblemErrorOptions]): ProblemError<Ext>
   /**
    * Client-side type guard: whether a parsed problem is of this type (its `type` equals this
    * type's URI resolved against `base`) and its extension members match the schema. The
@@ -211,7 +212,7 @@ export const DEFAULT_PROBLEM_BASE = 'tag:api-blocks.dev,2026:problems/'
  * ```
  */
 export function resolveProblemType(type: string, base: string = DEFAULT_PROBLEM_BASE): string {
-  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(type) ? type : base + type
+  return isAbsoluteType(type) ? type : base + type
 }
 
 /**
@@ -289,7 +290,10 @@ export function defineProblem<const Schema extends ExtensionsSchema | undefined 
     titles,
     create: create as ProblemType<Ext>['create'],
     error: ((...args: unknown[]) => {
-      const [init, options] = args as [ProblemInit<Ext> | undefined, ErrorOptions | undefined]
+      const [init, options] = args as [
+        ProblemInit<Ext> | undefined,
+        ProblemErrorOptions | undefined,
+      ]
       return new ProblemError(create(init), options)
     }) as ProblemType<Ext>['error'],
     is(value: unknown, options?: { base?: string }): value is Problem<ParsedExtensionsOf<Schema>> {

@@ -60,7 +60,7 @@ export class RateLimitError extends ProblemError {
       code === 'QUOTA_EXCEEDED'
         ? problems.quotaExceeded.create({ detail, 'violated-policies': violatedPolicies(result) })
         : problems.serviceUnavailable.create({ detail })
-    super(problem, cause === undefined ? { code } : { code, cause })
+    super(problem, { code, cause })
     this.result = result
   }
 

@@ -69,11 +69,11 @@ function principalPart(
 ): string | undefined {
   const chosen = principal === undefined ? principalOf(request) : principal
   if (chosen === null || chosen === undefined || chosen === '') return undefined
-  if (typeof chosen === 'string') return principalKey({ subject: chosen, scopes: [], claims: {} })
-  // A principal with neither a subject nor a client id names nobody (`principalKey` refuses
-  // it): key the request as if unauthenticated, which never buys a fresh quota.
-  if (chosen.subject === undefined && chosen.clientId === undefined) return undefined
-  return principalKey(chosen)
+  // A principal with neither a subject nor a client id names nobody (`principalKey` answers
+  // undefined): the request is keyed as if unauthenticated, which never buys a fresh quota.
+  return principalKey(
+    typeof chosen === 'string' ? { subject: chosen, scopes: [], claims: {} } : chosen,
+  )
 }
 
 function prefixLength(value: number | undefined, fallback: number, max: number): number {

@@ -54,10 +54,7 @@ export class RedisStoreError extends ProblemError {
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(
-      problems.serviceUnavailable.create({ detail }),
-      options?.cause === undefined ? { code } : { code, cause: options.cause },
-    )
+    super(problems.serviceUnavailable.create({ detail }), { ...options, code })
     this.operation = operation
   }
 }

@@ -31,12 +31,8 @@ function own(buffer: Uint8Array): Uint8Array {
  * const digest = await sha256('abc') // 32 bytes, ba7816bf…
  * ```
  */
-export function sha256(data: CryptoInput): Promise<Uint8Array> {
-  try {
-    return Promise.resolve(own(hash('sha256', data, 'buffer')))
-  } catch (error) {
-    return Promise.reject(error)
-  }
+export async function sha256(data: CryptoInput): Promise<Uint8Array> {
+  return own(hash('sha256', data, 'buffer'))
 }
 
 /**
@@ -47,12 +43,8 @@ export function sha256(data: CryptoInput): Promise<Uint8Array> {
  * await sha256Base64url('abc') // 'ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0'
  * ```
  */
-export function sha256Base64url(data: CryptoInput): Promise<string> {
-  try {
-    return Promise.resolve(hash('sha256', data, 'base64url'))
-  } catch (error) {
-    return Promise.reject(error)
-  }
+export async function sha256Base64url(data: CryptoInput): Promise<string> {
+  return hash('sha256', data, 'base64url')
 }
 
 class NodeHmacKey implements HmacKey {
@@ -91,12 +83,8 @@ function keyOf(key: HmacKey): KeyObject {
  * const mac = await hmacSha256(key, 'v1.payload')
  * ```
  */
-export function hmacSha256(key: HmacKey, data: CryptoInput): Promise<Uint8Array> {
-  try {
-    return Promise.resolve(own(createHmac('sha256', keyOf(key)).update(data).digest()))
-  } catch (error) {
-    return Promise.reject(error)
-  }
+export async function hmacSha256(key: HmacKey, data: CryptoInput): Promise<Uint8Array> {
+  return own(createHmac('sha256', keyOf(key)).update(data).digest())
 }
 
 /**
@@ -107,17 +95,12 @@ export function hmacSha256(key: HmacKey, data: CryptoInput): Promise<Uint8Array>
  * if (!(await verifyHmacSha256(key, payload, mac))) throw new Error('forged')
  * ```
  */
-export function verifyHmacSha256(
+export async function verifyHmacSha256(
   key: HmacKey,
   data: CryptoInput,
   mac: Uint8Array,
 ): Promise<boolean> {
-  try {
-    const expected = createHmac('sha256', keyOf(key)).update(data).digest()
-    return Promise.resolve(timingSafeEqual(expected, mac))
-  } catch (error) {
-    return Promise.reject(error)
-  }
+  return timingSafeEqual(createHmac('sha256', keyOf(key)).update(data).digest(), mac)
 }
 
 /**

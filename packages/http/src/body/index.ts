@@ -24,8 +24,8 @@
  * @module
  */
 import { BodyReadError, readRequestBody, takeParsedJson } from '@api-blocks/core'
-import type { ProblemDetails, StandardSchemaV1 } from '@api-blocks/problem-details'
-import { ProblemError, problems } from '@api-blocks/problem-details'
+import type { ProblemError, StandardSchemaV1 } from '@api-blocks/problem-details'
+import { problems } from '@api-blocks/problem-details'
 import { validateOrThrow } from '@api-blocks/problem-details/validation'
 import { matchesMediaType, parseMediaType } from '../negotiate/media-type.ts'
 
@@ -52,38 +52,31 @@ export interface ReadBodyOptions {
   maxBytes?: number
 }
 
-function fail(problem: ProblemDetails, code: string, cause?: unknown): ProblemError {
-  return new ProblemError(problem, cause === undefined ? { code } : { code, cause })
-}
-
 // core's failure, as the catalog problem that answers it.
 function problemOf(error: BodyReadError): ProblemError {
   switch (error.code) {
     case 'BODY_TOO_LARGE':
-      return fail(
-        problems.payloadTooLarge.create({
+      return problems.payloadTooLarge.error(
+        {
           max_bytes: error.maxBytes,
           detail: `The request body is larger than ${error.maxBytes} bytes.`,
-        }),
-        error.code,
-        error,
+        },
+        { code: error.code, cause: error },
       )
     case 'CONTENT_LENGTH_INVALID':
       // RFC 9112 §6.3 item 5: an invalid Content-Length is an unrecoverable framing error.
-      return fail(
-        problems.badRequest.create({ detail: 'The Content-Length header is malformed.' }),
-        error.code,
-        error,
+      return problems.badRequest.error(
+        { detail: 'The Content-Length header is malformed.' },
+        { code: error.code, cause: error },
       )
     case 'BODY_UNREADABLE':
-      return fail(
-        problems.badRequest.create({ detail: 'The request body ended before it was complete.' }),
-        error.code,
-        error,
+      return problems.badRequest.error(
+        { detail: 'The request body ended before it was complete.' },
+        { code: error.code, cause: error },
       )
     case 'BODY_ALREADY_READ':
       // Something read the body before: the server's fault, never the client's.
-      return fail(problems.internal.create(), error.code, error)
+      return problems.internal.error(undefined, { code: error.code, cause: error })
   }
 }
 
@@ -118,10 +111,9 @@ function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes)
   } catch (cause) {
-    throw fail(
-      problems.badRequest.create({ detail: 'The request body is not valid UTF-8.' }),
-      'BODY_NOT_UTF8',
-      cause,
+    throw problems.badRequest.error(
+      { detail: 'The request body is not valid UTF-8.' },
+      { code: 'BODY_NOT_UTF8', cause: cause },
     )
   }
 }
@@ -197,10 +189,9 @@ export async function readJson<Schema extends StandardSchemaV1>(
       data = JSON.parse(text)
     } catch (cause) {
       // The parser's message quotes the body; it is not echoed back.
-      throw fail(
-        problems.badRequest.create({ detail: 'The request body is not valid JSON.' }),
-        'BODY_NOT_JSON',
-        cause,
+      throw problems.badRequest.error(
+        { detail: 'The request body is not valid JSON.' },
+        { code: 'BODY_NOT_JSON', cause: cause },
       )
     }
   }
@@ -209,10 +200,9 @@ export async function readJson<Schema extends StandardSchemaV1>(
   } catch (cause) {
     // A recursive schema can run out of stack on hostile nesting: that is bad input, not a 500.
     if (!(cause instanceof RangeError)) throw cause
-    throw fail(
-      problems.badRequest.create({ detail: 'The request body is nested too deeply.' }),
-      'BODY_TOO_DEEP',
-      cause,
+    throw problems.badRequest.error(
+      { detail: 'The request body is nested too deeply.' },
+      { code: 'BODY_TOO_DEEP', cause: cause },
     )
   }
 }

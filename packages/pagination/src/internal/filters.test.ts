@@ -112,6 +112,9 @@ describe('canonicalFilters', () => {
   test('refuses what is not a filter value, and nesting deeper than core writes', () => {
     expect(() => canonicalFilters({ a: 1n } as never)).toThrow(TypeError)
     expect(() => canonicalFilters({ a: () => 1 } as never)).toThrow(TypeError)
+    // A class instance would hash as `{}` by its enumerable members: every Date the same filter.
+    expect(() => canonicalFilters({ since: new Date(0) } as never)).toThrow(TypeError)
+    expect(() => canonicalFilters([new Map()] as never)).toThrow(TypeError)
     let deep: FilterValue = 1
     for (let depth = 0; depth <= MAX_CANONICAL_JSON_DEPTH; depth++) deep = [deep]
     expect(() => canonicalFilters(deep)).toThrow(TypeError)

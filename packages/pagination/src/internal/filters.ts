@@ -69,6 +69,11 @@ function toJson(value: FilterValue, depth: number): JsonValue {
     // Array.from visits holes too: a hole is undefined, so null.
     return Array.from(items, (item) => toJson(item, depth + 1))
   }
+  const prototype: unknown = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) {
+    // A Date, a Map, a class instance: hashed by its enumerable members, every Date would be `{}`.
+    throw new TypeError('A cursor filter holds plain JSON objects, not instances of a class')
+  }
   const record = value as { readonly [name: string]: FilterValue }
   const copy: Record<string, JsonValue> = {}
   for (const name of Object.keys(record)) {
