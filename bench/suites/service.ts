@@ -1,0 +1,156 @@
+// Issue 13: the reference service's load figures, GET of one order and keyed POST of a new
+// order, 10 connections, as a client sees them (req/s and latency percentiles).
+//
+// The peer is the service itself at another commit: set SERVICE_BASELINE to the folder of a
+// checkout of the repository (its dependencies installed), and both run in the same rounds,
+// alternating which goes first. Without it, only this checkout runs. Each round starts a fresh
+// service process (orders live in memory; a grown heap makes later collections dearer), warms
+// it for 1 s, then measures each column for SLICE_S seconds. Rate limits are raised out of the
+// way; logs go to /dev/null at the service's default level, as an operator would run it.
+//
+// Where `taskset` exists the service is pinned to CPU 0 and autocannon (this process) to CPU 1.
+import { spawn, spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+
+interface AutocannonResult {
+  requests: { total: number }
+  latency: { p50: number; p99: number }
+  non2xx: number
+  errors: number
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+
+const ROUNDS = Number(process.env['SERVICE_BENCH_ROUNDS'] ?? 4)
+const SLICE_S = 3
+const CONNECTIONS = 10
+const body = JSON.stringify({ customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity: 2 }] })
+const pinned =
+  process.platform === 'linux' && spawnSync('taskset', ['-c', '1', 'true']).status === 0
+
+interface Service {
+  url: string
+  stop(): void
+}
+
+async function startService(root: string): Promise<Service> {
+  const main = `${root}/examples/service/src/main.ts`
+  const args = ['--conditions=@api-blocks/source', main]
+  const child = spawn(
+    pinned ? 'taskset' : process.execPath,
+    pinned ? ['-c', '0', process.execPath, ...args] : args,
+    {
+      cwd: `${root}/examples/service`,
+      env: {
+        ...process.env,
+        REDIS_URL: '',
+        DATABASE_URL: '',
+        PORT: '0',
+        RATE_LIMIT_PER_SECOND: '100000000',
+        RATE_LIMIT_PER_HOUR: '100000000',
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  )
+  let output = ''
+  child.stdout.setEncoding('utf8')
+  for await (const chunk of child.stdout) {
+    output += chunk
+    const match = /listening on (http:\/\/[^\s"]+)/.exec(output)
+    if (match) {
+      // Keep draining: a service that logs to a full pipe would stall.
+      child.stdout.resume()
+      return { url: match[1] ?? '', stop: () => child.kill() }
+    }
+  }
+  throw new Error(`the service in ${root} did not start:\n${output}`)
+}
+
+interface Column {
+  rps: number
+  p50: number
+  p99: number
+}
+
+async function run(options: Record<string, unknown>, seconds: number): Promise<Column> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: seconds, ...options })
+  if (result.errors > 0 || result.non2xx > 0) {
+    throw new Error(`unexpected answers: ${result.errors} errors, ${result.non2xx} non-2xx`)
+  }
+  return { rps: result.requests.total / seconds, p50: result.latency.p50, p99: result.latency.p99 }
+}
+
+async function measure(service: Service): Promise<{ get: Column; post: Column }> {
+  const created = await fetch(`${service.url}/v1/orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+    body,
+  })
+  const location = created.headers.get('location') ?? ''
+  const orderUrl = new URL(location, service.url).href
+  const get = { url: orderUrl }
+  const post = {
+    url: `${service.url}/v1/orders`,
+    requests: [
+      {
+        method: 'POST',
+        body,
+        setupRequest: (request: { headers: Record<string, string> }) => {
+          request.headers = {
+            'content-type': 'application/json',
+            'idempotency-key': crypto.randomUUID(),
+          }
+          return request
+        },
+      },
+    ],
+  }
+  await run(get, 1)
+  await run(post, 1)
+  return { get: await run(get, SLICE_S), post: await run(post, SLICE_S) }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+export default async function main(): Promise<void> {
+  const here = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '')
+  const baseline = process.env['SERVICE_BASELINE']
+  const targets = baseline ? { baseline, current: here } : { current: here }
+  const results: Record<string, { get: Column; post: Column }[]> = {}
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const order = Object.entries(targets)
+    if (round % 2 === 1) order.reverse()
+    for (const [name, root] of order) {
+      const service = await startService(root)
+      try {
+        ;(results[name] ??= []).push(await measure(service))
+      } finally {
+        service.stop()
+      }
+    }
+  }
+  console.log(
+    `${CONNECTIONS} connections, ${ROUNDS} rounds of ${SLICE_S} s per column, medians${pinned ? ', service on CPU 0, client on CPU 1' : ''}`,
+  )
+  console.log('| build | GET req/s | GET p50 / p99 ms | keyed POST req/s | POST p50 / p99 ms |')
+  console.log('|---|---:|---:|---:|---:|')
+  for (const [name, rounds] of Object.entries(results)) {
+    const get = (pick: (c: { get: Column; post: Column }) => number, digits = 0) =>
+      median(rounds.map(pick)).toFixed(digits)
+    console.log(
+      `| ${name} | ${get((r) => r.get.rps)} | ${get((r) => r.get.p50, 1)} / ${get((r) => r.get.p99, 1)} | ${get((r) => r.post.rps)} | ${get((r) => r.post.p50, 1)} / ${get((r) => r.post.p99, 1)} |`,
+    )
+  }
+  for (const [name, rounds] of Object.entries(results)) {
+    console.log(
+      `${name} per round GET/POST req/s: ${rounds.map((r) => `${r.get.rps.toFixed(0)}/${r.post.rps.toFixed(0)}`).join(', ')}`,
+    )
+  }
+}
