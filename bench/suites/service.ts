@@ -130,7 +130,8 @@ export default async function main(): Promise<void> {
     for (const [name, root] of order) {
       const service = await startService(root)
       try {
-        ;(results[name] ??= []).push(await measure(service))
+        const measured = await measure(service)
+        results[name] = [...(results[name] ?? []), measured]
       } finally {
         service.stop()
       }
