@@ -97,7 +97,11 @@ export function decodersFor(
       !(accepted as readonly string[]).includes(coding) ||
       decoders.length === MAX_CODINGS
     ) {
-      throw new ContentEncodingError(isToken(name) ? name : 'unknown', accepted)
+      // Echoed in the detail only when it is a short token: the field is the client's.
+      throw new ContentEncodingError(
+        isToken(name) && name.length <= 64 ? name : 'unknown',
+        accepted,
+      )
     }
     // `identity` may appear, meaning no coding (§12.5.3); it needs no decoding.
     if (coding === 'gzip' || coding === 'deflate') decoders.push(coding)
