@@ -72,6 +72,10 @@ const DEFAULT_RATE_LIMITS: readonly RateLimitPolicy[] = [
 
 /** Builds the service as one Fetch handler. */
 export function createService(options: ServiceOptions = {}): Handler {
+  // One body limit for every route and every layer that reads a body: limits() records it per
+  // request (core's setBodyLimit), so the idempotency middleware reads no more than the route
+  // accepts and answers the same 413.
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024
   const store = new OrderStore(options.clock ? { clock: options.clock } : {})
   const cursors = createCursorCodec({
     keys: options.cursorKeys ?? [
@@ -94,7 +98,7 @@ export function createService(options: ServiceOptions = {}): Handler {
     },
     ...orderRoutes({
       store,
-      maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+      maxBodyBytes,
       cursors,
       page: { defaultLimit: 20, maxLimit: 100 },
       createLatencyMs: options.createLatencyMs ?? 0,
@@ -140,7 +144,7 @@ export function createService(options: ServiceOptions = {}): Handler {
       origin: options.corsOrigins ?? ['http://localhost:5173'],
       exposeHeaders: ['X-Request-Id'],
     }),
-    limits(),
+    limits({ maxBodyBytes }),
     compress(),
     negotiation({ types: ['application/json'], notAcceptable: true }),
     recordAddress,

@@ -21,6 +21,7 @@
 
 export type { DecodeBase64Options } from './base64.ts'
 export { decodeBase64, decodeBase64url, encodeBase64, encodeBase64url } from './base64.ts'
+export { bodyLimitOf, setBodyLimit } from './body-limit.ts'
 export type { BodySlots } from './body-slots.ts'
 export {
   defineBodySlots,

@@ -42,3 +42,22 @@ describe('errorBoundary()', () => {
     expect(await response.text()).not.toContain('secret detail')
   })
 })
+
+describe('errorResponse(): an error with header fields of its own', () => {
+  test('a ContentEncodingError thrown below the boundary answers 415 with Accept-Encoding', async () => {
+    const { ContentEncodingError } = await import('./body/encoding.ts')
+    const app = compose(errorBoundary())(async () => {
+      throw new ContentEncodingError('gzip', ['identity'])
+    })
+    const response = await app(new Request('https://api.example/', { method: 'POST' }))
+    expect(response.status).toBe(415)
+    expect(response.headers.get('accept-encoding')).toBe('identity')
+    // RFC 9110 §12.5.3: a 415 for the media type MUST NOT carry Accept-Encoding.
+    const media = compose(errorBoundary())(async () => {
+      throw problems.unsupportedMediaType.error({ accepted: ['application/json'] })
+    })
+    const other = await media(new Request('https://api.example/', { method: 'POST' }))
+    expect(other.status).toBe(415)
+    expect(other.headers.get('accept-encoding')).toBeNull()
+  })
+})

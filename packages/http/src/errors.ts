@@ -8,7 +8,7 @@
  * @module
  */
 import type { HeadersInitLike, Middleware, ProblemDetails } from '@api-blocks/core'
-import { getContext } from '@api-blocks/core'
+import { ApiBlocksError, getContext } from '@api-blocks/core'
 import type { ProblemResponseOptions } from '@api-blocks/problem-details'
 import { errorToProblemResponse, toProblemResponse } from '@api-blocks/problem-details'
 import { errorBoundaryKey, requestIdKey } from './internal/keys.ts'
@@ -45,10 +45,32 @@ export function problemResponse(
 }
 
 /**
+ * The header fields an error says go with its problem: an `ApiBlocksError` with a `headers`
+ * record of its own (`Accept-Encoding` of a `ContentEncodingError`, `Retry-After` of an
+ * `IdempotencyError`), under those the caller passes.
+ */
+function withOwnHeaders(
+  error: unknown,
+  headers: HeadersInitLike | undefined,
+): HeadersInitLike | undefined {
+  if (!(error instanceof ApiBlocksError)) return headers
+  const own = (error as { readonly headers?: unknown }).headers
+  if (typeof own !== 'object' || own === null) return headers
+  const merged = new Headers()
+  for (const [name, value] of Object.entries(own)) {
+    if (typeof value === 'string') merged.set(name, value)
+  }
+  if (headers !== undefined)
+    for (const [name, value] of new Headers(headers)) merged.set(name, value)
+  return merged
+}
+
+/**
  * Answers anything thrown while handling `request`: a `ProblemError` (or any `toProblem()`
  * source) answers its own problem, anything else the catalog's 500 `internal` problem without
- * the error's message. Reports the error to the `onError` hook of `requestId()`; a hook that
- * throws is ignored.
+ * the error's message. An `ApiBlocksError` that carries a `headers` record (a
+ * `ContentEncodingError`'s `Accept-Encoding`) answers with those fields, under `headers`.
+ * Reports the error to the `onError` hook of `requestId()`; a hook that throws is ignored.
  *
  * @example
  * ```ts
@@ -70,7 +92,7 @@ export function errorResponse(
   } catch {
     // A broken logger must not turn a problem answer into a crash.
   }
-  return errorToProblemResponse(error, optionsFor(request, headers))
+  return errorToProblemResponse(error, optionsFor(request, withOwnHeaders(error, headers)))
 }
 
 /**

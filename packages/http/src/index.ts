@@ -17,6 +17,8 @@
  */
 
 export type { Handler, Middleware } from '@api-blocks/core'
+export type { ContentCoding } from './body/encoding.ts'
+export { ContentEncodingError, DEFAULT_CONTENT_CODINGS } from './body/encoding.ts'
 export type { ReadBodyOptions } from './body/index.ts'
 export {
   DEFAULT_MAX_BODY_BYTES,

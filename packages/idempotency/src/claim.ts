@@ -59,6 +59,7 @@ async function claimOnce(
       owner,
       leaseMs: config.leaseMs,
       now: config.clock(),
+      scope: prepared.scope,
     })
   } catch (error) {
     config.emit?.({ type: 'store-error', storeKey, operation: 'claim', error })

@@ -27,7 +27,7 @@ export {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   parseIdempotencyKey,
 } from './key.ts'
-export type { MemoryIdempotencyStoreOptions } from './memory-store.ts'
+export type { MemoryEviction, MemoryIdempotencyStoreOptions } from './memory-store.ts'
 export { MemoryIdempotencyStore } from './memory-store.ts'
 export { idempotency } from './middleware.ts'
 export type { IdempotencyEvent, IdempotencyOptions, IdempotencyProfile } from './options.ts'

@@ -7,6 +7,8 @@
  */
 import type { BodyHolder } from './internal/body-blocks.ts'
 import { BodyBlocks } from './internal/body-blocks.ts'
+import type { ScopedRecord } from './internal/scopes.ts'
+import { Scope, ScopeHeap } from './internal/scopes.ts'
 import type {
   IdempotencyCheckpoint,
   IdempotencyClaim,
@@ -15,6 +17,27 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from './store.ts'
+
+/**
+ * Why {@link MemoryIdempotencyStore} evicted a completed record before its retention ended, and
+ * whose it was: what `onEvict` is told.
+ *
+ * @example
+ * ```ts
+ * const onEvict = (key: string, eviction: MemoryEviction) => {
+ *   if (eviction.reason === 'scope') console.warn(`${eviction.scope} holds maxRecordsPerScope keys`)
+ * }
+ * ```
+ */
+export interface MemoryEviction {
+  /** The scope of the claim that made the record (`IdempotencyClaim.scope`), if it named one. */
+  readonly scope: string | undefined
+  /**
+   * `scope`: its own scope reached `maxRecordsPerScope`; `capacity`: the store reached
+   * `maxRecords` or `maxBytes`, and the record's scope held the most records (or bytes).
+   */
+  readonly reason: 'scope' | 'capacity'
+}
 
 /**
  * Options of {@link MemoryIdempotencyStore}.
@@ -29,23 +52,35 @@ export interface MemoryIdempotencyStoreOptions {
   /** The most records held at once (default 10,000). */
   maxRecords?: number
   /**
+   * The most records one scope holds at once (default a tenth of `maxRecords`: 1,000), for
+   * claims that name their scope (the middleware's always do: the principal, or `ip:<address>`).
+   * A scope at its bound gives up its own oldest completed record for a new claim (reported to
+   * `onEvict`); one whose records are all live claims is refused (`claim` rejects: 503). So one
+   * client's flood never evicts another's keys. A service whose `scope` option is one fixed
+   * string puts every request in one scope: set this to `maxRecords` there.
+   */
+  maxRecordsPerScope?: number
+  /**
    * The most bytes of stored responses held at once (default 64 MiB): the memory the bodies
    * hold (a shared block counts whole, see the class description) plus the header fields' text.
    * A true bound: a response that does not fit once completed records are evicted is refused.
    */
   maxBytes?: number
   /**
-   * Called with the store key of a completed record evicted before its retention ended
-   * (a retry of it would execute again). Frequent calls mean the limits are too small.
-   * Errors thrown here are ignored.
+   * Called with the store key of a completed record evicted before its retention ended (a
+   * retry of it would execute again), with whose it was and why. Frequent calls with reason
+   * `capacity` mean the limits are too small; with reason `scope`, that one caller sends more
+   * keys than `maxRecordsPerScope` within the retention. Errors thrown here are ignored.
    */
-  onEvict?: (key: string) => void
+  onEvict?: (key: string, eviction: MemoryEviction) => void
 }
 
 // One flat object per record, the stored response's parts inline: a record lives through
 // several young-generation collections before it is promoted, and every object in it is
 // copied each time.
-interface Entry extends BodyHolder {
+interface Entry extends BodyHolder, ScopedRecord {
+  /** The store key, for an eviction that finds the record through its scope. */
+  readonly key: string
   state: 'claimed' | 'completed'
   fingerprint: string
   owner: string
@@ -88,11 +123,18 @@ function responseOf(entry: Entry): StoredResponse {
  * - **Expiry**: a record past its logical end (a claim whose lease ended, a completed record
  *   past retention) is dropped on access and by an incremental sweep that visits two records
  *   per operation, so every record is looked at within one pass over the map, without timers.
+ * - **Per scope**: a claim names its scope (the caller: `IdempotencyClaim.scope`). A scope at
+ *   `maxRecordsPerScope` drops its own expired records, then evicts its own completed ones,
+ *   oldest first (in the order they completed), until a sixteenth of its bound is free; if only
+ *   live claims and resumable records of its own are left, its claim rejects. Another scope's
+ *   records are never touched for it.
  * - **Capacity**: at `maxRecords` or `maxBytes`, expired records are dropped, then completed
- *   ones evicted (reported to `onEvict`: their retries would execute again), each oldest first
- *   (in the order they were claimed), until a sixteenth of the capacity is free, so the pass
- *   is paid once per many inserts. Live claims and resumable records are never evicted; when
- *   only they remain, `claim` rejects, which the middleware answers with 503 (fail closed).
+ *   ones evicted from the scope that holds the most records (or bytes, for `maxBytes`), its
+ *   oldest first, then again from whichever holds the most, until a sixteenth of the capacity
+ *   is free, so the pass is paid once per many inserts. A caller with few keys keeps them while
+ *   any other holds more. Every eviction is reported to `onEvict` (its retry would execute
+ *   again). Live claims and resumable records are never evicted; when only they remain,
+ *   `claim` rejects, which the middleware answers with 503 (fail closed).
  * - **Bodies**: with `maxBytes` of 512 KiB or more, a stored body of up to 2 KiB is copied into
  *   a shared 8 KiB block (as Node's Buffer pool does), freed with the last record in it; larger
  *   bodies, and every body under a smaller `maxBytes`, get a buffer of their own. `maxBytes`
@@ -108,9 +150,13 @@ function responseOf(entry: Entry): StoredResponse {
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #entries = new Map<string, Entry>()
+  /** Scopes with at least one record; claims that name no scope share #unscoped. */
+  readonly #scopes = new Map<string, Scope>()
+  readonly #unscoped = new Scope(undefined)
   readonly #maxRecords: number
   readonly #maxBytes: number
-  readonly #onEvict: ((key: string) => void) | undefined
+  readonly #maxPerScope: number
+  readonly #onEvict: ((key: string, eviction: MemoryEviction) => void) | undefined
   readonly #bodies: BodyBlocks
   /** The header fields' text held, in characters (the bodies count in #bodies). */
   #headerBytes = 0
@@ -131,8 +177,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (!Number.isInteger(maxBytes) || maxBytes < 1) {
       throw new RangeError('maxBytes must be a positive integer')
     }
+    const { maxRecordsPerScope = Math.max(1, Math.floor(maxRecords / 10)) } = options
+    if (!Number.isInteger(maxRecordsPerScope) || maxRecordsPerScope < 1) {
+      throw new RangeError('maxRecordsPerScope must be a positive integer')
+    }
     this.#maxRecords = maxRecords
     this.#maxBytes = maxBytes
+    this.#maxPerScope = maxRecordsPerScope
     this.#bodies = new BodyBlocks(maxBytes)
     this.#onEvict = options.onEvict
   }
@@ -164,9 +215,20 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.#sweep(now, SWEEP_STEPS)
     const entry = this.#live(key, now)
     if (entry === undefined) {
+      const name = claim.scope
+      if (name !== undefined) this.#makeScopeRoom(name, now)
       this.#makeRoom(now)
       this.#noteEnd(now + leaseMs)
-      this.#entries.set(key, {
+      let scope = name === undefined ? this.#unscoped : this.#scopes.get(name)
+      if (scope === undefined) {
+        scope = new Scope(name)
+        this.#scopes.set(name as string, scope)
+      }
+      const created: Entry = {
+        key,
+        scope,
+        older: undefined,
+        newer: undefined,
         state: 'claimed',
         fingerprint,
         owner,
@@ -178,7 +240,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
         headerBytes: 0,
         body: undefined,
         block: undefined,
-      })
+      }
+      this.#entries.set(key, created)
+      scope.records++
+      scope.claims.append(created)
       return { state: 'claimed' }
     }
     if (entry.fingerprint !== fingerprint) return { state: 'mismatch' }
@@ -232,7 +297,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       // Room first, so that a failure leaves the record as it was; a sixteenth of the
       // capacity at once, as #makeRoom does.
       const target = max - Math.floor(max / 16)
-      this.#evictWhile(now, () => this.bytes + headerBytes + bodies.growth(length) > target)
+      this.#evictWhile(
+        now,
+        () => this.bytes + headerBytes + bodies.growth(length) > target,
+        byBytes,
+      )
       if (this.bytes + headerBytes + bodies.growth(length) > max) {
         throw new RangeError(
           `MemoryIdempotencyStore is full: no room for ${headerBytes + length} bytes (maxBytes)`,
@@ -248,6 +317,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     completed.headerBytes = headerBytes
     this.#headerBytes += headerBytes
     bodies.hold(completed, response.body)
+    const scope = completed.scope
+    scope.claims.remove(completed)
+    scope.completed.append(completed)
+    scope.bytes += headerBytes + length
     this.#noteEnd(completed.expiresAt)
     return true
   }
@@ -299,7 +372,23 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   #delete(key: string, entry: Entry): void {
     this.#entries.delete(key)
     this.#headerBytes -= entry.headerBytes
+    const scope = entry.scope
+    if (entry.state === 'completed') {
+      scope.completed.remove(entry)
+      scope.bytes -= entry.headerBytes + (entry.body as Uint8Array).byteLength
+    } else scope.claims.remove(entry)
+    if (--scope.records === 0 && scope.name !== undefined) this.#scopes.delete(scope.name)
     this.#bodies.drop(entry)
+  }
+
+  /** Evicts a completed record still within its retention, and reports it. */
+  #evict(entry: Entry, reason: MemoryEviction['reason']): void {
+    this.#delete(entry.key, entry)
+    try {
+      this.#onEvict?.(entry.key, { scope: entry.scope.name, reason })
+    } catch {
+      // An observer must not change the answer.
+    }
   }
 
   #noteEnd(end: number): void {
@@ -334,13 +423,43 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   }
 
   /**
+   * Before a new record of scope `name`: room for one more within its own bound, taken from its
+   * own records only (a sixteenth of the bound at once): its expired records, then its oldest
+   * completed ones. Never another scope's.
+   */
+  #makeScopeRoom(name: string, now: number): void {
+    const scope = this.#scopes.get(name)
+    const max = this.#maxPerScope
+    if (scope === undefined || scope.records < max) return
+    if (now >= this.#nextEnd) {
+      for (const list of [scope.claims, scope.completed]) {
+        let record = list.oldest as Entry | undefined
+        while (record !== undefined) {
+          const next = record.newer as Entry | undefined
+          if (endOf(record) <= now) this.#delete(record.key, record)
+          record = next
+        }
+      }
+    }
+    const target = max - Math.max(1, Math.floor(max / 16))
+    while (scope.records > target && scope.completed.oldest !== undefined) {
+      this.#evict(scope.completed.oldest as Entry, 'scope')
+    }
+    if (scope.records >= max) {
+      throw new RangeError(
+        `MemoryIdempotencyStore: scope ${JSON.stringify(name)} holds ${scope.records} live claims (maxRecordsPerScope)`,
+      )
+    }
+  }
+
+  /**
    * Before a new record: room for one more. A full store frees a sixteenth of its capacity at
    * once, so the scan for expired records is paid once per many inserts, not on each.
    */
   #makeRoom(now: number): void {
     if (this.#entries.size < this.#maxRecords) return
     const target = this.#maxRecords - Math.max(1, Math.floor(this.#maxRecords / 16))
-    this.#evictWhile(now, () => this.#entries.size > target)
+    this.#evictWhile(now, () => this.#entries.size > target, byRecords)
     if (this.#entries.size >= this.#maxRecords) {
       throw new RangeError(
         `MemoryIdempotencyStore is full: ${this.#entries.size} live claims (maxRecords)`,
@@ -350,11 +469,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   /**
    * While `over()`: drops every expired record (when one can have expired), then evicts
-   * completed ones, oldest first (by when they were claimed), until there is room. A completed
-   * record still within its retention is evicted only when no expired record is left. Live
-   * claims and resumable records are never evicted.
+   * completed ones from the scope of greatest `weight`, oldest first, again and again, until
+   * there is room. A completed record still within its retention is evicted only when no
+   * expired record is left. Live claims and resumable records are never evicted.
    */
-  #evictWhile(now: number, over: () => boolean): void {
+  #evictWhile(now: number, over: () => boolean, weight: (scope: Scope) => number): void {
     if (!over()) return
     if (now >= this.#nextEnd) {
       // Every record is looked at, so the bound becomes exact again.
@@ -366,15 +485,14 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       }
       this.#nextEnd = earliest
     }
-    for (const [key, entry] of this.#entries) {
-      if (!over()) return
-      if (entry.state !== 'completed') continue
-      this.#delete(key, entry)
-      try {
-        this.#onEvict?.(key)
-      } catch {
-        // An observer must not change the answer.
-      }
+    if (!over()) return
+    const heap = new ScopeHeap([this.#unscoped, ...this.#scopes.values()], weight)
+    for (let scope = heap.top(); scope !== undefined && over(); scope = heap.top()) {
+      this.#evict(scope.completed.oldest as Entry, 'capacity')
+      heap.settle()
     }
   }
 }
+
+const byRecords = (scope: Scope): number => scope.records
+const byBytes = (scope: Scope): number => scope.bytes

@@ -1,12 +1,12 @@
 /**
  * The request side of the middleware: what makes a keyed request ready to claim. In order:
  * the key (draft-ietf-httpapi-idempotency-key-header §2.1), the scope (see `scope.ts`), the
- * body (bounded, read once), the fingerprint (see `fingerprint.ts`) and the store key (see
+ * body (bounded by the smaller of `maxBodyBytes` and the route's limit, read once), the fingerprint (see `fingerprint.ts`) and the store key (see
  * `store-key.ts`). Nothing here touches the store: a request refused here was never claimed.
  *
  * @module
  */
-import { BodyReadError, readRequestBody } from '@api-blocks/core'
+import { BodyReadError, bodyLimitOf, readRequestBody } from '@api-blocks/core'
 import { IdempotencyError } from './error.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { parseIdempotencyKey } from './key.ts'
@@ -17,6 +17,8 @@ import { deriveStoreKey } from './store-key.ts'
 export interface PreparedRequest {
   /** The client's key, unquoted. */
   readonly key: string
+  /** Whose key it is (see `scope.ts`): the store may bound records per scope. */
+  readonly scope: string
   /** Scope and key, hashed: what the store knows the record by. */
   readonly storeKey: string
   readonly fingerprint: string
@@ -53,13 +55,19 @@ export async function prepareRequest(
   // really asynchronous is awaited: a scope already there costs no turn of the microtask queue.
   const found = config.scope(request)
   const scope = typeof found === 'string' ? found : await found
+  // The route's limit when one was recorded (core's setBodyLimit, as http's limits() does): this
+  // read is the first of the body, and must refuse what the route would, with the same 413,
+  // never read past it. Content codings pass through: the fingerprint is over the bytes as
+  // sent, and the route's reader answers a coding it does not take (415).
+  const route = bodyLimitOf(request)
+  const maxBytes = route === undefined || route > config.maxBodyBytes ? config.maxBodyBytes : route
   let body: Uint8Array
   try {
     // `consume: false`: a body the Request holds in memory stays unread, so the very same
     // Request can be handed on (see execution.ts).
-    body = await readRequestBody(request, { maxBytes: config.maxBodyBytes, consume: false })
+    body = await readRequestBody(request, { maxBytes, consume: false })
   } catch (error) {
-    throw bodyRefusal(error, config.maxBodyBytes)
+    throw bodyRefusal(error, maxBytes)
   }
   const parsed: { value?: unknown } = {}
   const fingerprint = fingerprintOf(
@@ -79,6 +87,7 @@ export async function prepareRequest(
   const storeKey = deriveStoreKey(scope, key)
   return {
     key,
+    scope,
     storeKey: await storeKey,
     fingerprint: await fingerprint,
     body,

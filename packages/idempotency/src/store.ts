@@ -51,7 +51,7 @@ export interface StoredResponse {
  *
  * @example
  * ```ts
- * await store.claim(storeKey, { fingerprint, owner: crypto.randomUUID(), leaseMs: 60_000, now: Date.now() })
+ * await store.claim(storeKey, { fingerprint, owner: crypto.randomUUID(), leaseMs: 60_000, now: Date.now(), scope: 'sub:alice' })
  * ```
  */
 export interface IdempotencyClaim {
@@ -63,6 +63,15 @@ export interface IdempotencyClaim {
   readonly leaseMs: number
   /** The middleware's clock, in milliseconds since the epoch. The store decides expiry by it. */
   readonly now: number
+  /**
+   * Whose key it is: the scope the store key was derived in (see `deriveStoreKey`; by default
+   * `sub:<subject>`, `client:<id>` or `ip:<address>`), which the hashed key no longer shows. A
+   * hint for stores that bound what one caller may hold, so that one client's flood never
+   * evicts another's keys (`MemoryIdempotencyStore`'s `maxRecordsPerScope`); a store may
+   * ignore it, and the answer to the claim must not depend on it otherwise. The middleware
+   * always sends it; `undefined` when a caller does not say.
+   */
+  readonly scope?: string | undefined
 }
 
 /**

@@ -1,9 +1,10 @@
-import { ApiBlocksError, defineBodySlots, handOnParsedJson } from '@api-blocks/core'
+import { ApiBlocksError, defineBodySlots, handOnParsedJson, setBodyLimit } from '@api-blocks/core'
 import type { StandardSchemaV1 } from '@api-blocks/problem-details'
 import { errorToProblemResponse, ProblemError } from '@api-blocks/problem-details'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
+import { ContentEncodingError } from './encoding.ts'
 import { DEFAULT_MAX_BODY_BYTES, readBody, readJson, readText } from './index.ts'
 
 const url = 'https://api.example/v1/orders'
@@ -355,5 +356,90 @@ describe('readJson', () => {
       ),
       { interruptAfterTimeLimit: 1500 },
     )
+  })
+})
+
+describe('request content codings (RFC 9110 §8.4, §15.5.16, §12.5.3)', () => {
+  const gzip = async (text: string): Promise<Uint8Array<ArrayBuffer>> =>
+    new Uint8Array(
+      await new Response(
+        new Blob([text]).stream().pipeThrough(new CompressionStream('gzip')),
+      ).arrayBuffer(),
+    )
+  const json = { 'content-type': 'application/json' }
+
+  test('a body with a Content-Encoding the reader does not accept MUST be 415 with Accept-Encoding, before it is read', async () => {
+    const { stream, state } = countingStream(4, 16)
+    const request = post(stream, { ...json, 'content-encoding': 'gzip' })
+    const error = await readJson(request, z.unknown()).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ContentEncodingError)
+    const response = errorToProblemResponse(error)
+    expect(response.status).toBe(415)
+    expect(await response.json()).toMatchObject({ status: 415, accepted: ['identity'] })
+    expect((error as ContentEncodingError).code).toBe('CONTENT_ENCODING_UNSUPPORTED')
+    expect((error as ContentEncodingError).headers).toEqual({ 'accept-encoding': 'identity' })
+    expect(state.pulled).toBeLessThanOrEqual(1)
+    expect(state.cancelled).toBe(true)
+    // readBody and readText refuse it the same way; so does an unknown coding.
+    for (const read of [readBody, readText]) {
+      await expect(read(post('x', { 'content-encoding': 'br' }))).rejects.toBeInstanceOf(
+        ContentEncodingError,
+      )
+    }
+    await expect(
+      readBody(post('x', { 'content-encoding': 'identity, gzip' })),
+    ).rejects.toBeInstanceOf(ContentEncodingError)
+  })
+
+  test('identity (and an empty field) is no coding: accepted', async () => {
+    expect(
+      await readJson(post('{"a":1}', { ...json, 'content-encoding': 'identity' }), z.unknown()),
+    ).toEqual({ a: 1 })
+    expect(
+      await readJson(post('{"a":1}', { ...json, 'content-encoding': 'IDENTITY, ' }), z.unknown()),
+    ).toEqual({ a: 1 })
+    expect(await readText(post('x', { 'content-encoding': '' }))).toBe('x')
+  })
+
+  test('an accepted coding is decoded; the limit bounds the decoded bytes', async () => {
+    const body = JSON.stringify({ text: 'a'.repeat(5000) })
+    const packed = await gzip(body)
+    expect(packed.byteLength).toBeLessThan(200)
+    const options = { contentCodings: ['identity', 'gzip'] as const }
+    expect(
+      await readJson(post(packed, { ...json, 'content-encoding': 'gzip' }), z.unknown(), options),
+    ).toEqual(JSON.parse(body))
+    expect(await readText(post(packed, { 'content-encoding': 'x-gzip' }), options)).toBe(body)
+    // A bomb: small on the wire, over the limit once decoded.
+    const problem = await problemOf(
+      readBody(post(packed, { 'content-encoding': 'gzip' }), { ...options, maxBytes: 1000 }),
+    )
+    expect(problem).toMatchObject({ status: 413, max_bytes: 1000 })
+    // Data that is not gzip: 400, not a crash.
+    expect(
+      await problemOf(readBody(post('not gzip', { 'content-encoding': 'gzip' }), options)),
+    ).toMatchObject({ status: 400 })
+    // The refusal lists what would have been accepted.
+    const refused = (await readBody(post('x', { 'content-encoding': 'deflate' }), options).catch(
+      (e: unknown) => e,
+    )) as ContentEncodingError
+    expect(refused.headers).toEqual({ 'accept-encoding': 'identity, gzip' })
+  })
+
+  test('a parsed value handed on for the bytes as sent is not taken for a decoded body', async () => {
+    const body = '{"a":2}'
+    const packed = await gzip(body)
+    const request = post(packed, { ...json, 'content-encoding': 'gzip' })
+    handOnParsedJson(request, packed, { a: 'stale' })
+    expect(await readJson(request, z.unknown(), { contentCodings: ['gzip'] })).toEqual({ a: 2 })
+  })
+
+  test('without maxBytes the limit recorded for the request applies (core setBodyLimit)', async () => {
+    const request = post('0123456789')
+    setBodyLimit(request, 4)
+    expect(await problemOf(readBody(request))).toMatchObject({ status: 413, max_bytes: 4 })
+    const explicit = post('0123456789')
+    setBodyLimit(explicit, 4)
+    expect((await readBody(explicit, { maxBytes: 10 })).byteLength).toBe(10)
   })
 })

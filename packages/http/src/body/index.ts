@@ -7,7 +7,9 @@
  *
  * | condition | status | problem | code |
  * |---|---|---|---|
- * | Content-Length or the body over `maxBytes` | 413 | `payloadTooLarge` with `max_bytes` | `BODY_TOO_LARGE` |
+ * | Content-Encoding not accepted (default: `identity` only) | 415 | `unsupportedMediaType` with `accepted`, and `Accept-Encoding` | `CONTENT_ENCODING_UNSUPPORTED` |
+ * | Content-Length or the body (decoded) over `maxBytes` | 413 | `payloadTooLarge` with `max_bytes` | `BODY_TOO_LARGE` |
+ * | an accepted coding that does not decode | 400 | `badRequest` | `CONTENT_ENCODING_INVALID` |
  * | malformed Content-Length | 400 | `badRequest` | `CONTENT_LENGTH_INVALID` |
  * | the client hung up mid-body | 400 | `badRequest` | `BODY_UNREADABLE` |
  * | the body was read before (a programming error) | 500 | `internal` | `BODY_ALREADY_READ` |
@@ -17,17 +19,24 @@
  * | `readJson`: nested too deeply for the schema | 400 | `badRequest` | `BODY_TOO_DEEP` |
  * | `readJson`: schema failed | 422 | `validation` with JSON Pointers | `VALIDATION_FAILED` |
  *
+ * The limit is, in order: the `maxBytes` option; else the limit recorded for the request (core's
+ * `setBodyLimit`, as `limits({ maxBodyBytes })` records it for every route), so that every
+ * layer reading the body (the idempotency middleware too) applies the route's one limit and
+ * answers the same 413; else {@link DEFAULT_MAX_BODY_BYTES}.
+ *
  * A body stream that fails with an `ApiBlocksError` of its own keeps it, and its status: the
  * node adapter's `REQUEST_BODY_CONSUMED` (a body a framework's parser consumed before the
  * handler) answers 500, not 400.
  *
  * @module
  */
-import { BodyReadError, readRequestBody, takeParsedJson } from '@api-blocks/core'
+import { BodyReadError, bodyLimitOf, readRequestBody, takeParsedJson } from '@api-blocks/core'
 import type { ProblemError, StandardSchemaV1 } from '@api-blocks/problem-details'
 import { problems } from '@api-blocks/problem-details'
 import { validateOrThrow } from '@api-blocks/problem-details/validation'
 import { matchesMediaType, parseMediaType } from '../negotiate/media-type.ts'
+import type { ContentCoding } from './encoding.ts'
+import { DEFAULT_CONTENT_CODINGS, decodeBody, decodersFor } from './encoding.ts'
 
 /**
  * The default body limit: 1 MiB.
@@ -48,8 +57,18 @@ export const DEFAULT_MAX_BODY_BYTES = 1_048_576
  * ```
  */
 export interface ReadBodyOptions {
-  /** The largest body accepted, in bytes (default {@link DEFAULT_MAX_BODY_BYTES}). */
+  /**
+   * The largest body accepted, in bytes, before and after decoding. Default: the limit recorded
+   * for the request (core's `bodyLimitOf`, set by `limits({ maxBodyBytes })`), else
+   * {@link DEFAULT_MAX_BODY_BYTES}.
+   */
   maxBytes?: number
+  /**
+   * The content codings accepted (default `['identity']`: a body with any Content-Encoding but
+   * `identity` is refused with 415 and `Accept-Encoding`, RFC 9110 §15.5.16). Accepted codings
+   * other than `identity` are decoded, and `maxBytes` bounds the decoded bytes too.
+   */
+  contentCodings?: readonly ContentCoding[]
 }
 
 // core's failure, as the catalog problem that answers it.
@@ -81,11 +100,11 @@ function problemOf(error: BodyReadError): ProblemError {
 }
 
 /**
- * Reads the whole body as bytes, refusing more than `maxBytes`. A request without a body
- * gives an empty array; a body the Request holds in memory (see core's `wholeBodyOf`) is
- * taken without a stream. Throws a `ProblemError` (413, 400 or 500, see the module table),
- * or the body stream's own `ApiBlocksError`; a `maxBytes` that is not a non-negative safe
- * integer is a RangeError.
+ * Reads the whole body as bytes, refusing more than `maxBytes` and any content coding not
+ * accepted (see {@link ReadBodyOptions}). A request without a body gives an empty array; a body
+ * the Request holds in memory (see core's `wholeBodyOf`) is taken without a stream. Throws a
+ * `ProblemError` (415, 413, 400 or 500, see the module table), or the body stream's own
+ * `ApiBlocksError`; a `maxBytes` that is not a non-negative safe integer is a RangeError.
  *
  * @example
  * ```ts
@@ -96,8 +115,31 @@ export async function readBody(
   request: Request,
   options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
+  return (await readDecoded(request, options)).bytes
+}
+
+/** The body, and whether it was decoded from a content coding. */
+async function readDecoded(
+  request: Request,
+  options: ReadBodyOptions,
+): Promise<{ bytes: Uint8Array; decoded: boolean }> {
+  const maxBytes = options.maxBytes ?? bodyLimitOf(request) ?? DEFAULT_MAX_BODY_BYTES
+  let decoders: ReturnType<typeof decodersFor>
   try {
-    return await readRequestBody(request, { maxBytes: options.maxBytes ?? DEFAULT_MAX_BODY_BYTES })
+    // Before a byte is read: a coding the route does not take is a 415, not a 400 from a
+    // parser that was handed compressed bytes.
+    decoders = decodersFor(
+      request.headers.get('content-encoding'),
+      options.contentCodings ?? DEFAULT_CONTENT_CODINGS,
+    )
+  } catch (error) {
+    await request.body?.cancel().catch(() => undefined)
+    throw error
+  }
+  try {
+    const bytes = await readRequestBody(request, { maxBytes })
+    if (decoders.length === 0) return { bytes, decoded: false }
+    return { bytes: await decodeBody(bytes, decoders, maxBytes), decoded: true }
   } catch (error) {
     throw error instanceof BodyReadError ? problemOf(error) : error
   }
@@ -146,7 +188,8 @@ export const JSON_MEDIA_TYPES: readonly string[] = ['application/json', 'applica
  * asynchronous; the answer is the schema's output.
  * - 415 when Content-Type is not `application/json` or `application/*+json`, or names a
  *   charset other than UTF-8 (RFC 8259 §8.1: JSON exchanged between systems is UTF-8);
- * - 413 / 400 as {@link readBody}; 400 for invalid UTF-8 or invalid JSON;
+ * - 415 / 413 / 400 as {@link readBody} (a Content-Encoding not accepted: 415 with
+ *   `Accept-Encoding`); 400 for invalid UTF-8 or invalid JSON;
  * - 422 `validation` with one `{ detail, pointer }` per schema issue (JSON Pointers, at most
  *   100), made by `@api-blocks/problem-details/validation`.
  *
@@ -178,11 +221,12 @@ export async function readJson<Schema extends StandardSchemaV1>(
       detail: 'Send the body as application/json (UTF-8).',
     })
   }
-  // Taken before the body is read: the hand-off holds only while the body is still unread.
+  // Taken before the body is read: the hand-off holds only while the body is still unread. It
+  // describes the bytes as sent, so it stands for the body only when no coding was removed.
   const parsed = takeParsedJson(request)
-  const bytes = await readBody(request, options)
+  const { bytes, decoded } = await readDecoded(request, options)
   let data: unknown
-  if (parsed !== undefined) data = parsed.value
+  if (parsed !== undefined && !decoded) data = parsed.value
   else {
     const text = decodeUtf8(bytes)
     try {

@@ -74,3 +74,33 @@ describe('limits()', () => {
     expect(() => limits({ headerLimits: { cookie: 1.5 } })).toThrow(RangeError)
   })
 })
+
+describe('limits({ maxBodyBytes }): one body limit for the routes behind it', () => {
+  test('records the limit for every body reader behind it (core bodyLimitOf), and readBody honours it', async () => {
+    const { bodyLimitOf } = await import('@api-blocks/core')
+    const { readBody } = await import('../body/index.ts')
+    const { errorBoundary } = await import('../errors.ts')
+    const seen: (number | undefined)[] = []
+    const app = compose(
+      limits({ maxBodyBytes: 10 }),
+      errorBoundary(),
+    )(async (request) => {
+      seen.push(bodyLimitOf(request))
+      return new Response((await readBody(request)) as Uint8Array<ArrayBuffer>)
+    })
+    const post = (body: string) => new Request('https://api.example/', { method: 'POST', body })
+    expect((await app(post('0123456789'))).status).toBe(200)
+    const refused = await app(post('0123456789a'))
+    expect(refused.status).toBe(413)
+    expect(await refused.json()).toMatchObject({ max_bytes: 10 })
+    expect(seen).toEqual([10, 10])
+    // Without the option nothing is recorded.
+    const plain = compose(limits())(async (request) => new Response(String(bodyLimitOf(request))))
+    expect(await (await plain(post('x'))).text()).toBe('undefined')
+  })
+
+  test('refuses a maxBodyBytes that is not a non-negative integer', () => {
+    expect(() => limits({ maxBodyBytes: -1 })).toThrow(RangeError)
+    expect(() => limits({ maxBodyBytes: 1.5 })).toThrow(RangeError)
+  })
+})

@@ -10,10 +10,16 @@
  * 8000 follows RFC 9112 §3, which recommends supporting request lines of at least 8000
  * octets. Repeated fields are measured joined (`a, b`), as `Headers.get` returns them.
  *
+ * `maxBodyBytes` is the request body limit of the routes behind it: recorded for each request
+ * (core's `setBodyLimit`), not checked here, so that every layer that reads the body (the
+ * idempotency middleware for its fingerprint, `readBody` / `readJson` in a handler) reads at
+ * most that much and answers the same 413, and a router can still set another limit per route.
+ *
  * @module
  */
 
 import type { Middleware } from '@api-blocks/core'
+import { setBodyLimit } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
 import { problemResponse } from '../errors.ts'
 
@@ -78,6 +84,12 @@ export interface LimitsOptions {
   headers?: readonly string[] | 'all'
   /** Per-header limits that override `maxHeaderValueLength`, e.g. `{ cookie: 16384 }`. */
   headerLimits?: Readonly<Record<string, number>>
+  /**
+   * The largest request body of the routes behind this middleware, in bytes: recorded per
+   * request (core's `setBodyLimit`) for every body reader to honour (default: none recorded;
+   * `readBody` then uses its own default, 1 MiB).
+   */
+  maxBodyBytes?: number
 }
 
 function checkLimit(what: string, value: number): void {
@@ -95,11 +107,12 @@ function targetLength(url: string): number {
 /**
  * Refuses a request whose URL or a single header value is over its limit: 414
  * (`problems.uriTooLong`, RFC 9110 §15.5.15) or 431 (`problems.headerTooLarge` naming the
- * header, RFC 6585 §5).
+ * header, RFC 6585 §5), and records the routes' body limit (`maxBodyBytes`) for the body
+ * readers behind it.
  *
  * @example
  * ```ts
- * const app = compose(requestId(), limits({ maxUrlLength: 2048, headerLimits: { cookie: 16384 } }))(handler)
+ * const app = compose(requestId(), limits({ maxUrlLength: 2048, maxBodyBytes: 64 * 1024 }))(handler)
  * ```
  */
 export function limits(options: LimitsOptions = {}): Middleware {
@@ -107,6 +120,10 @@ export function limits(options: LimitsOptions = {}): Middleware {
   const maxValue = options.maxHeaderValueLength ?? DEFAULT_MAX_HEADER_VALUE_LENGTH
   checkLimit('maxUrlLength', maxUrl)
   checkLimit('maxHeaderValueLength', maxValue)
+  const maxBody = options.maxBodyBytes
+  if (maxBody !== undefined && (!Number.isSafeInteger(maxBody) || maxBody < 0)) {
+    throw new RangeError('limits(): maxBodyBytes must be a non-negative integer')
+  }
   const overrides = new Map<string, number>()
   for (const [name, limit] of Object.entries(options.headerLimits ?? {})) {
     checkLimit(`headerLimits.${name}`, limit)
@@ -148,6 +165,7 @@ export function limits(options: LimitsOptions = {}): Middleware {
         }
       }
     }
+    if (maxBody !== undefined) setBodyLimit(request, maxBody)
     return next(request)
   }
 }

@@ -375,4 +375,21 @@ export function storeOperationCases(context: SuiteContext): void {
       (await store.claim(a, { fingerprint: 'f', owner: 'c', leaseMs: LEASE, now: t0 })).state,
     ).toBe('in-flight')
   })
+
+  it('a claim that names its scope MUST be answered as one that does not (the scope is a hint)', async (store) => {
+    const k = key()
+    const claim = { fingerprint: 'f', owner: 'a', leaseMs: LEASE, now: t0, scope: 'sub:alice' }
+    expect((await store.claim(k, claim)).state).toBe('claimed')
+    expect((await store.claim(k, { ...claim, owner: 'b' })).state).toBe('in-flight')
+    expect((await store.claim(k, { ...claim, owner: 'b', scope: undefined })).state).toBe(
+      'in-flight',
+    )
+    expect((await store.claim(k, { ...claim, owner: 'b', fingerprint: 'g' })).state).toBe(
+      'mismatch',
+    )
+    const response = sample()
+    expect(await store.complete(k, 'a', { response, retentionMs: RETENTION, now: t0 })).toBe(true)
+    const replay = await store.claim(k, { ...claim, owner: 'c' })
+    expect(replay.state === 'completed' && replay.response.status).toBe(response.status)
+  })
 }
