@@ -39,7 +39,7 @@ describe('codedEtag (RFC 9110 §8.8.3.3)', () => {
     fc.assert(
       fc.property(opaque, coding, (base, name) => {
         const coded = codedEtag(`"${base}"`, name)!
-        expect(toIdentityTags(coded, codings, () => true)).toEqual({
+        expect(toIdentityTags(coded, () => true)).toEqual({
           value: `"${base}"`,
           bases: [base],
         })
@@ -52,19 +52,19 @@ describe('codedEtag (RFC 9110 §8.8.3.3)', () => {
 
 describe('toIdentityTags (If-Match / If-None-Match for the handler)', () => {
   test('maps the kept codings, drops the others, leaves the rest as sent', () => {
-    const value = ' "7%-gzip" , W/"7%-gzip",, "7%-br", "8", "7%-x" '
-    expect(toIdentityTags(value, codings, (name) => name === 'gzip')).toEqual({
-      value: '"7", W/"7%-gzip", "8", "7%-x"',
+    const value = ' "7%-gzip" , W/"7%-gzip",, "7%-br", "8", "7%-", "7%-X" '
+    expect(toIdentityTags(value, (name) => name === 'gzip')).toEqual({
+      value: '"7", W/"7%-gzip", "8", "7%-", "7%-X"',
       bases: ['7'],
     })
-    expect(toIdentityTags(value, codings, () => true)?.value).toBe(
-      '"7", W/"7%-gzip", "7", "8", "7%-x"',
+    expect(toIdentityTags(value, () => true)?.value).toBe(
+      '"7", W/"7%-gzip", "7", "8", "7%-", "7%-X"',
     )
   })
 
   test('a value with nothing to rewrite, *, an invalid list or one past the bounds is left alone', () => {
     const many = (n: number) => Array.from({ length: n }, () => '"7%-gzip"').join(', ')
-    expect(toIdentityTags(many(64), codings, () => true)?.bases).toHaveLength(64)
+    expect(toIdentityTags(many(64), () => true)?.bases).toHaveLength(64)
     for (const value of [
       '"7"',
       '*',
@@ -75,7 +75,7 @@ describe('toIdentityTags (If-Match / If-None-Match for the handler)', () => {
       `"7%-gzip"${' '.repeat(8192)}`,
     ]) {
       expect(
-        toIdentityTags(value, codings, () => true),
+        toIdentityTags(value, () => true),
         value.slice(0, 40),
       ).toBeUndefined()
     }
@@ -97,7 +97,7 @@ describe('toIdentityTags (If-Match / If-None-Match for the handler)', () => {
             ),
         ),
         (value) => {
-          const rewritten = toIdentityTags(value, codings, (name) => name !== 'br')
+          const rewritten = toIdentityTags(value, (name) => name !== 'br')
           if (rewritten === undefined) return
           expect(rewritten.value.split('"').length).toBeLessThanOrEqual(value.split('"').length)
           for (const base of rewritten.bases) expect(rewritten.value).toContain(`"${base}"`)

@@ -9,8 +9,9 @@
  * given (`%` is always followed by two hex digits in its tags) and `etagFromBody()` is
  * base64url, so no tag either makes contains `%-`; and splitting at the last `%-` recovers
  * the identity tag and the coding of any coded tag (a coding name never contains `%`), so two
- * versions or two codings never share a tag. A handler that makes its own tags should keep
- * `%-` out of them.
+ * versions or two codings never share a tag. A strong tag that ends in `%-` and a coding name
+ * (lower-case letters, digits, `_ . + -`) is read as a coded tag on the way in, so a handler
+ * that makes its own tags should keep `%-` out of them.
  *
  * Weak tags stay as they are on every coding: a weak tag claims semantic equivalence only
  * (§8.8.1), which the coded forms have.
@@ -91,24 +92,28 @@ export interface IdentityTags {
   readonly bases: readonly string[]
 }
 
+// A content coding's name as codedEtag() writes it (RFC 9110 §8.4.1: a token, here in lower
+// case and without "%"). Any such name counts, not only the codings this server offers: an
+// instance behind the same load balancer may offer others (the node:zlib build has zstd and
+// br), and a client may send their tags here.
+const CODING = /^[a-z0-9][a-z0-9_.+-]*$/
+
 /**
- * @internal Rewrites an If-Match or If-None-Match value for the handler: each strong tag of a coded
- * form (`"7%-gzip"`) whose coding `keep` accepts becomes its identity tag (`"7"`); one whose
- * coding is in `codings` but not kept is dropped; weak tags and other tags stay. Answers
- * `undefined` when there is nothing to rewrite: no coded tag, `*`, or a value that is not a
- * valid list within the bounds of `@api-blocks/conditional` (which then treats it as invalid,
- * as it would have).
+ * @internal Rewrites an If-Match or If-None-Match value for the handler: each strong tag of a
+ * coded form (`"7%-gzip"`) whose coding `keep` accepts becomes its identity tag (`"7"`); one
+ * whose coding it refuses is dropped; weak tags and other tags stay. Answers `undefined` when
+ * there is nothing to rewrite: no coded tag, `*`, or a value that is not a valid list within
+ * the bounds of `@api-blocks/conditional` (which then treats it as invalid, as it would have).
  *
  * @example
  * ```ts
- * toIdentityTags('"7%-gzip", W/"6"', ['gzip', 'br'], () => true) // { value: '"7", W/"6"', bases: ['7'] }
- * toIdentityTags('"7%-br", "7"', ['gzip', 'br'], (coding) => coding === 'gzip') // { value: '"7"', bases: [] }
- * toIdentityTags('"7"', ['gzip'], () => true) // undefined: nothing to rewrite
+ * toIdentityTags('"7%-gzip", W/"6"', () => true) // { value: '"7", W/"6"', bases: ['7'] }
+ * toIdentityTags('"7%-br", "7"', (coding) => coding === 'gzip') // { value: '"7"', bases: [] }
+ * toIdentityTags('"7"', () => true) // undefined: nothing to rewrite
  * ```
  */
 export function toIdentityTags(
   value: string,
-  codings: readonly string[],
   keep: (coding: string) => boolean,
 ): IdentityTags | undefined {
   if (value.length > MAX_LIST_LENGTH || !value.includes(CODED_ETAG_SEPARATOR)) return undefined
@@ -126,7 +131,7 @@ export function toIdentityTags(
       if (++count > MAX_LIST_TAGS) return undefined
       const split = match[1] === undefined ? opaque.lastIndexOf(CODED_ETAG_SEPARATOR) : -1
       const coding = split < 0 ? '' : opaque.slice(split + CODED_ETAG_SEPARATOR.length)
-      if (split >= 0 && codings.includes(coding)) {
+      if (split >= 0 && CODING.test(coding)) {
         changed = true
         if (keep(coding)) {
           const base = opaque.slice(0, split)

@@ -256,22 +256,24 @@ describe('compress(): conditional requests across codings (RFC 9110 Â§8.8.3.3, Â
 
   test('MUST (If-Match, strong comparison): every codingâ€™s tag of the current version matches', async () => {
     const { seen, send } = resource()
-    for (const tag of ['"7%-gzip"', '"7%-deflate"', '"7"']) {
+    // zstd and br too, which this (Web) build does not offer: another instance may have.
+    const tags = ['"7%-gzip"', '"7%-deflate"', '"7%-zstd"', '"7%-br"', '"7"']
+    for (const tag of tags) {
       const response = await send({ 'if-match': tag }, 'PATCH')
       expect(response.status, tag).toBe(200)
     }
-    expect(seen.map((fields) => fields.ifMatch)).toEqual(['"7"', '"7"', '"7"'])
+    expect(seen.map((fields) => fields.ifMatch)).toEqual(tags.map(() => '"7"'))
     // If-None-Match on a write guards the resource: any coding's tag names the version.
     await send({ 'if-none-match': '"7%-deflate"' }, 'PUT')
-    expect(seen[3]!.ifNoneMatch).toBe('"7"')
+    expect(seen[tags.length]!.ifNoneMatch).toBe('"7"')
   })
 
-  test('weak tags, other versions, unknown codings and invalid lists reach the handler as sent', async () => {
+  test('weak tags, other versions, other spellings and invalid lists reach the handler as sent', async () => {
     const { seen, send } = resource()
     const values = [
       'W/"7%-gzip"',
       '"6%-gzip"',
-      '"7%-zstd"',
+      '"7%-Gzip"',
       '"7%-gzip", garbage',
       '*',
       `${'"7%-gzip", '.repeat(64)}"7%-gzip"`,
@@ -281,7 +283,7 @@ describe('compress(): conditional requests across codings (RFC 9110 Â§8.8.3.3, Â
     expect(seen.map((fields) => fields.ifMatch)).toEqual([
       'W/"7%-gzip"',
       '"6"',
-      '"7%-zstd"',
+      '"7%-Gzip"',
       '"7%-gzip", garbage',
       '*',
       `${'"7%-gzip", '.repeat(64)}"7%-gzip"`,

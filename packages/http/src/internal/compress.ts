@@ -78,7 +78,6 @@ export function createCompress(
 ): Middleware {
   const encoders = options.encoders ?? defaultEncoders
   const encodings = [...(options.encodings ?? defaultOrder.filter((name) => name in encoders))]
-  const codings = encodings.filter((coding) => coding !== 'identity')
   for (const coding of encodings) {
     if (coding !== 'identity' && encoders[coding] === undefined) {
       throw new TypeError(`compress(): no encoder for "${coding}" in this runtime`)
@@ -118,7 +117,7 @@ export function createCompress(
     if (encodings.length === 0) return next(request)
     // RFC 9110 §8.8.3.3: the tags of coded forms ("7%-gzip") are mapped back to the identity
     // tag ("7") the handler knows, so its preconditions see the representation's version.
-    const sent = identityPreconditions(request, codings, negotiate)
+    const sent = identityPreconditions(request, negotiate)
     const response = await next(request)
     if (response.type === 'error') return response
     if (response.status === 304) {
@@ -208,7 +207,6 @@ interface SentCodedTags {
 // answers what a 304 needs to name the coded form again.
 function identityPreconditions(
   request: Request,
-  encodings: readonly string[],
   negotiate: (request: Request) => string | undefined,
 ): SentCodedTags | undefined {
   const headers = request.headers
@@ -216,7 +214,7 @@ function identityPreconditions(
   // RFC 9110 §13.1.1: If-Match asks whether the resource is still at the version the client
   // saw, whichever form it saw it in: every coding's tag stands for the identity tag.
   if (ifMatch !== null) {
-    const rewritten = toIdentityTags(ifMatch, encodings, () => true)
+    const rewritten = toIdentityTags(ifMatch, () => true)
     if (rewritten !== undefined) headers.set('if-match', rewritten.value)
   }
   const ifNoneMatch = headers.get('if-none-match')
@@ -227,7 +225,7 @@ function identityPreconditions(
   // compressed, so none), the tags of other codings are dropped. On other methods it guards
   // the resource, as If-Match does.
   const coding = request.method === 'GET' ? negotiate(request) : undefined
-  const rewritten = toIdentityTags(ifNoneMatch, encodings, (named) => !read || named === coding)
+  const rewritten = toIdentityTags(ifNoneMatch, (named) => !read || named === coding)
   if (rewritten === undefined) return undefined
   headers.set('if-none-match', rewritten.value)
   return coding === undefined || rewritten.bases.length === 0
