@@ -61,7 +61,7 @@ export interface Validators {
  *
  * @example
  * ```ts
- * const options: EvaluateOptions = { requireIfMatch: ['PATCH', 'DELETE'], weakIfMatch: true }
+ * const options: EvaluateOptions = { requireIfMatch: ['PATCH', 'DELETE'] }
  * evaluatePreconditions(request.method, request.headers, validators, options)
  * ```
  */
@@ -72,16 +72,6 @@ export interface EvaluateOptions {
    * the requirement, so a client can create a resource with PUT. Default: not required.
    */
   requireIfMatch?: boolean | readonly string[] | undefined
-  /**
-   * Compare If-Match with the weak comparison instead of the strong one RFC 9110 §13.1.1
-   * requires. Off by default. Turn it on only when tags come from a version
-   * ({@link etagFromVersion}) and something between you and the client weakens them: a
-   * compressing proxy, or `compress()` of `@api-blocks/http`, turns `"7"` into `W/"7"`, and a
-   * client that sends that back in If-Match would otherwise get 412 for ever. A version tag
-   * names the state of the resource, not its bytes, so a weak match still prevents lost
-   * updates. If-Range always stays strong (byte ranges need identical bytes).
-   */
-  weakIfMatch?: boolean | undefined
   /** The clock (ms since the epoch); only places the two-digit years of RFC 850 dates. */
   clock?: (() => number) | undefined
 }
@@ -239,17 +229,16 @@ function evaluate(
   }
 
   if (ifMatch !== null) {
-    // RFC 9110 §13.2.2 step 1: If-Match, strong comparison (§13.1.1; weak only when the
-    // caller opts in with weakIfMatch). True → step 3.
+    // RFC 9110 §13.2.2 step 1: If-Match, strong comparison (§13.1.1): a weak tag, listed or
+    // current, never matches. True → step 3.
     if (!exists) {
       // §13.1.1: "*" is true only "if the origin server has a current representation", and
       // no listed tag can match a representation that does not exist.
       return IF_MATCH_ABSENT
     }
-    const strong = options?.weakIfMatch !== true
-    // Fast path: the field is the validator string itself (one tag, sent back as received).
-    if (ifMatch !== declared || (tagWeak && strong)) {
-      const match = matchList(ifMatch, tagSource, tagStart, tagEnd, tagWeak, strong)
+    // Fast path: the field is the strong validator string itself (one tag, sent back as received).
+    if (ifMatch !== declared || tagWeak) {
+      const match = matchList(ifMatch, tagSource, tagStart, tagEnd, tagWeak, true)
       if (match === 'invalid') return IF_MATCH_INVALID
       if (match === 'no-match') return IF_MATCH_FAILED
     }

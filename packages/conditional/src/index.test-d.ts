@@ -55,6 +55,13 @@ describe('public types of @api-blocks/conditional', () => {
     expectTypeOf(checkPreconditions(request, {})).toEqualTypeOf<Response | undefined>()
   })
 
+  test('If-Match has no weak opt-in (RFC 9110 §13.1.1: always the strong comparison)', () => {
+    // @ts-expect-error: weakIfMatch was removed
+    evaluatePreconditions('PUT', {}, {}, { weakIfMatch: true })
+    // @ts-expect-error: weakIfMatch was removed
+    checkPreconditions(request, {}, { weakIfMatch: true })
+  })
+
   test('PreconditionError takes a 412 or 428 outcome and narrows its code', () => {
     const result = evaluatePreconditions('PUT', {}, {}, { requireIfMatch: true })
     if (result.outcome === 'precondition-failed' || result.outcome === 'precondition-required') {

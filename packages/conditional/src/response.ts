@@ -148,10 +148,9 @@ export function checkPreconditions(
   validators: Validators,
   options: CheckPreconditionsOptions = {},
 ): Response | undefined {
-  const { requireIfMatch, weakIfMatch, clock, headers, ...responseOptions } = options
+  const { requireIfMatch, clock, headers, ...responseOptions } = options
   const result = evaluatePreconditions(request.method, request.headers, validators, {
     requireIfMatch,
-    weakIfMatch,
     clock,
   })
   if (result.outcome === 'proceed') return undefined

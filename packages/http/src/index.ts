@@ -30,10 +30,11 @@ export {
 export { compose } from './compose.ts'
 export type { CompressOptions, Encoder } from './compress/index.ts'
 export {
+  CODED_ETAG_SEPARATOR,
+  codedEtag,
   compress,
   DEFAULT_COMPRESS_THRESHOLD,
   isCompressible,
-  weakenEtag,
   webEncoders,
 } from './compress/index.ts'
 export type { CorsOptions, CorsOrigin } from './cors/index.ts'

@@ -32,6 +32,15 @@ describe('toProblemResponse', () => {
     expect((await response.json()).instance).toBe('/v1/orders')
   })
 
+  test('a path over 2048 characters is not echoed back (a 414 must not repeat the URI it refused)', async () => {
+    const at = (length: number) =>
+      toProblemResponse(problems.uriTooLong.create(), {
+        request: new Request(`https://api.example/${'a'.repeat(length - 1)}`),
+      }).json()
+    expect((await at(2048)).instance).toHaveLength(2048)
+    expect(await at(2049)).not.toHaveProperty('instance')
+  })
+
   test('instance can come from the request id instead', async () => {
     const response = toProblemResponse(problems.badRequest.create(), {
       request: request('/v1/orders'),

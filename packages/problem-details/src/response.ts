@@ -31,7 +31,10 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json'
  * ```
  */
 export interface ProblemResponseOptions {
-  /** The request being answered: gives `instance` (its path) and the Accept-Language. */
+  /**
+   * The request being answered: gives `instance` (its path, when at most 2048 characters) and
+   * the Accept-Language.
+   */
   request?: Request
   /** Base URI that problem-type slugs resolve against. */
   base?: string
@@ -82,13 +85,20 @@ export function serializeProblem(
   return { body: Object.assign(body, extensions), language }
 }
 
+// The longest request path echoed back as `instance`. Past it the member is left out: a 414
+// must not repeat the URI it refused as too long, and no problem should echo more of the
+// request than a client could need to recognise it.
+const MAX_INSTANCE_PATH_LENGTH = 2048
+
 function instanceOf(options: ProblemResponseOptions): string | undefined {
   if (options.instanceFrom === 'request-id' && options.requestId !== undefined) {
     return `urn:request-id:${encodeURIComponent(options.requestId)}`
   }
   if (options.request === undefined) return undefined
-  // Only the path: a query string may carry what should not be echoed back.
-  return new URL(options.request.url).pathname
+  // Only the path: a query string may carry what should not be echoed back. The URL parser
+  // has percent-encoded it, so it holds visible ASCII only.
+  const path = new URL(options.request.url).pathname
+  return path.length > MAX_INSTANCE_PATH_LENGTH ? undefined : path
 }
 
 /**

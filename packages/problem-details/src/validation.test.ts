@@ -44,6 +44,15 @@ describe('issuesToPointers', () => {
     ])
   })
 
+  test('cuts a message that quotes the request at 256 characters (zod lists unknown keys)', async () => {
+    const key = 'k'.repeat(3000)
+    const [entry] = issuesToPointers(await issuesOf(z.strictObject({}), { [key]: 1 }))
+    expect(entry!.detail).toHaveLength(256)
+    expect(entry!.detail.startsWith('Unrecognized key')).toBe(true)
+    expect(entry!.detail.endsWith('…')).toBe(true)
+    expect(issuesToPointers([{ message: 'm'.repeat(256) }])[0]!.detail).toBe('m'.repeat(256))
+  })
+
   test('caps the number of entries: at most 100, or the limit given', async () => {
     const issues = await issuesOf(
       z.array(z.number()),

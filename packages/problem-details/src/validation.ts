@@ -36,7 +36,8 @@ export const MAX_VALIDATION_ERRORS: number = MAX_POINTERS
 /**
  * Turns the issues of a failed Standard Schema validation into `errors` entries with JSON
  * Pointers, at most `limit` of them (default and most {@link MAX_VALIDATION_ERRORS}, what the
- * catalog's `validation` problem holds), so that one huge invalid body cannot make a huge answer. A path segment may be a key or a `{ key }` object,
+ * catalog's `validation` problem holds), each message cut at 256 characters, so that one huge
+ * invalid body cannot make a huge answer. A path segment may be a key or a `{ key }` object,
  * as the spec allows; an issue without a path points at the whole body (`''`).
  *
  * @example
@@ -56,9 +57,20 @@ export function issuesToPointers(
     const path = (issue.path ?? []).map((segment) =>
       typeof segment === 'object' && segment !== null ? segment.key : segment,
     )
-    pointers.push({ detail: issue.message, pointer: toJsonPointer(path) })
+    pointers.push({ detail: bounded(issue.message), pointer: toJsonPointer(path) })
   }
   return pointers
+}
+
+// The longest issue message kept in an `errors` entry. Messages can quote the request (zod's
+// "Unrecognized keys" lists the body's unknown member names, whatever their length): past
+// this they are cut, so the answer never echoes more than this of the body per entry.
+const MAX_ISSUE_DETAIL_LENGTH = 256
+
+function bounded(message: string): string {
+  return message.length <= MAX_ISSUE_DETAIL_LENGTH
+    ? message
+    : `${message.slice(0, MAX_ISSUE_DETAIL_LENGTH - 1)}…`
 }
 
 /**

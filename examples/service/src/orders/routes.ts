@@ -60,14 +60,14 @@ function orderResponse(order: Order, status = 200, headers: Record<string, strin
 /**
  * RFC 9110 §13.2.2, evaluated after the order was found (§13.2.1: a 404 is never a 412) and
  * before the handler changes anything. Writes must be conditional (RFC 6585 §3: 428 without
- * If-Match). The comparison for If-Match is weak because compress() weakens the strong tag
- * of a compressed representation; the tags are versions, which change on every write, so a
- * weak match still proves the client saw the current state.
+ * If-Match). If-Match uses the strong comparison (§13.1.1): a weak tag never matches. The
+ * tags here are the identity form's; compress() gives each coded form its own strong tag
+ * (`"3%-gzip"`) and maps it back to `"3"` before this runs, so the tag of any form the
+ * client received proves it saw the current version.
  */
 function preconditions(request: Request, order: Order): Response | undefined {
   const result = evaluatePreconditions(request.method, request.headers, validatorsOf(order), {
     requireIfMatch: ['PUT', 'PATCH', 'DELETE'],
-    weakIfMatch: true,
   })
   switch (result.outcome) {
     case 'proceed':

@@ -17,7 +17,8 @@ import type { CompressOptions, Encoder } from '../internal/compress.ts'
 import { createCompress } from '../internal/compress.ts'
 
 export type { CompressOptions, Encoder } from '../internal/compress.ts'
-export { DEFAULT_COMPRESS_THRESHOLD, isCompressible, weakenEtag } from '../internal/compress.ts'
+export { DEFAULT_COMPRESS_THRESHOLD, isCompressible } from '../internal/compress.ts'
+export { CODED_ETAG_SEPARATOR, codedEtag } from './etag.ts'
 
 function supports(format: string): boolean {
   try {
@@ -52,11 +53,13 @@ export function webEncoders(): Record<string, Encoder> {
 }
 
 /**
- * Compresses responses when the client's Accept-Encoding allows it: above a size threshold
- * (a response without Content-Length counts as large), only compressible types, never for
- * HEAD, 204, 206, 304, an already encoded body or `Cache-Control: no-transform`. Adds
- * `Vary: Accept-Encoding` through the accumulator to every response it could have
- * compressed, and weakens a strong ETag on a compressed response (`"x"` → `W/"x"`).
+ * Compresses responses when the client's Accept-Encoding allows it: bodies of at least the
+ * threshold (measured on the body: Content-Length, a body in memory, or a stream read ahead up
+ * to the threshold), only compressible types, never for HEAD, 204, 206, 304, an already
+ * encoded body or `Cache-Control: no-transform`. Adds `Vary: Accept-Encoding` through the
+ * accumulator to every response it could have compressed. Each coded form gets its own strong
+ * ETag (`"x"` → `"x%-gzip"`, see `codedEtag`); If-Match and If-None-Match are mapped
+ * back to the identity tag before the handler runs, and a 304 names the form the client holds.
  *
  * @example
  * ```ts

@@ -17,7 +17,8 @@ import type { CompressOptions, Encoder } from '../internal/compress.ts'
 import { createCompress } from '../internal/compress.ts'
 
 export type { CompressOptions, Encoder } from '../internal/compress.ts'
-export { DEFAULT_COMPRESS_THRESHOLD, isCompressible, weakenEtag } from '../internal/compress.ts'
+export { DEFAULT_COMPRESS_THRESHOLD, isCompressible } from '../internal/compress.ts'
+export { CODED_ETAG_SEPARATOR, codedEtag } from './etag.ts'
 export { webEncoders } from './index.ts'
 
 /**

@@ -1,6 +1,8 @@
 // The compression middleware, independent of where the encoders come from: the Web build
 // (./index.ts) passes CompressionStream encoders, the Node build (./node.ts) node:zlib ones.
 import type { Middleware } from '@api-blocks/core'
+import { readAhead, wholeBodyOf } from '@api-blocks/core'
+import { codedEtag, strongOpaque, toIdentityTags } from '../compress/etag.ts'
 import { mergeHeader, parseCacheControl } from '../headers/index.ts'
 import { negotiateEncoding } from '../negotiate/encoding.ts'
 import { parseMediaType } from '../negotiate/media-type.ts'
@@ -30,7 +32,12 @@ export interface CompressOptions {
   encodings?: readonly string[]
   /** Encoders by coding name; default: the build's own (`webEncoders` or `nodeEncoders`). */
   encoders?: Readonly<Record<string, Encoder>>
-  /** Responses with a known length under this many bytes are sent as they are (default 1024). */
+  /**
+   * Bodies under this many bytes are sent as they are (default 1024). The length is the
+   * Content-Length when the response has one, else the body's own when it is in memory, else
+   * the stream is read ahead up to this many bytes to find out (so a stream's first bytes go
+   * out once `threshold` bytes are there, or it ended).
+   */
   threshold?: number
   /** Which Content-Types are worth compressing (default {@link isCompressible}). */
   compressible?: (contentType: string) => boolean
@@ -61,28 +68,6 @@ export function isCompressible(contentType: string): boolean {
       media.subtype,
     )
   )
-}
-
-/**
- * RFC 9110 §8.8.3: a strong validator changes whenever the representation's bytes do,
- * content coding included, so the identity ETag cannot be reused on the compressed bytes.
- * The compressed representation is semantically equivalent, so the tag is weakened (`W/`):
- * If-None-Match (weak comparison) still matches it. A value that is not an entity-tag is
- * dropped rather than passed on as if strong.
- *
- * @example
- * ```ts
- * weakenEtag('"v7"') // 'W/"v7"'
- * weakenEtag('W/"v7"') // 'W/"v7"'
- * weakenEtag('v7') // undefined: not an entity-tag
- * ```
- */
-export function weakenEtag(etag: string): string | undefined {
-  const value = etag.trim()
-  if (value.startsWith('W/"') && value.endsWith('"') && value.length >= 4) return value
-  // RFC 9110 §8.8.3: entity-tag = [ weak ] opaque-tag; opaque-tag = DQUOTE *etagc DQUOTE
-  if (/^"[\x21\x23-\x7e\x80-\xff]*"$/.test(value)) return `W/${value}`
-  return undefined
 }
 
 // Builds the middleware over a set of encoders and the default preference order.
@@ -118,30 +103,61 @@ export function createCompress(
     }
     const type = headers.get('content-type')
     if (type === null || !compressible(type)) return false
-    const length = headers.get('content-length')
-    if (length !== null && /^\d+$/.test(length.trim()) && Number(length) < threshold) return false
-    return true
+    const length = knownLength(headers)
+    return length === undefined || length >= threshold
+  }
+
+  /** The coding this request would get, where the response can be compressed at all. */
+  const negotiate = (request: Request): string | undefined => {
+    const choice = negotiateEncoding(request.headers.get('accept-encoding'), encodings).choice
+    return choice === undefined || choice === 'identity' ? undefined : choice
   }
 
   return async (request, next) => {
+    if (encodings.length === 0) return next(request)
+    // RFC 9110 §8.8.3.3: the tags of coded forms ("7%-gzip") are mapped back to the identity
+    // tag ("7") the handler knows, so its preconditions see the representation's version.
+    const sent = identityPreconditions(request, negotiate)
     const response = await next(request)
-    if (encodings.length === 0 || response.type === 'error') return response
-    // RFC 9110 §15.4.5: a 304 carries the Vary the 200 would have carried, and that one
-    // depended on Accept-Encoding.
+    if (response.type === 'error') return response
     if (response.status === 304) {
-      return withHeaders(response, (headers) => mergeHeader(headers, 'vary', 'Accept-Encoding'))
+      // RFC 9110 §15.4.5: a 304 carries the ETag and the Vary the 200 would have carried. The
+      // 200 depended on Accept-Encoding; and when the client revalidated the coded form it
+      // holds (its tag named the coding this request negotiates), the 200 would have been
+      // that form again, so the 304 names it. Otherwise the identity tag stays: the client
+      // holds the identity form (a small body, or one fetched without compression), and
+      // identity is always an acceptable coding (§12.5.3).
+      return withHeaders(response, (headers) => {
+        mergeHeader(headers, 'vary', 'Accept-Encoding')
+        const etag = headers.get('etag')
+        const opaque = etag === null ? undefined : strongOpaque(etag)
+        if (sent !== undefined && opaque !== undefined && sent.bases.includes(opaque)) {
+          headers.set('etag', codedEtag(etag!, sent.coding)!)
+        }
+      })
     }
     if (!eligible(response)) return response
-    const coding =
-      request.method === 'HEAD'
-        ? undefined
-        : negotiateEncoding(request.headers.get('accept-encoding'), encodings).choice
-    const encoder = coding === undefined || coding === 'identity' ? undefined : encoders[coding]
-    if (encoder === undefined || response.body === null) {
+    // The threshold is about the body, whether or not a Content-Length says how long it is.
+    // A body in memory (the node adapter's responses) is measured without being consumed.
+    const whole = wholeBodyOf(response)
+    const unknownLength = knownLength(response.headers) === undefined
+    if (unknownLength && whole != null && byteLength(whole, threshold) < threshold) return response
+    const coding = request.method === 'HEAD' ? undefined : negotiate(request)
+    const encoder = coding === undefined ? undefined : encoders[coding]
+    let body = whole === null ? null : response.body
+    if (encoder === undefined || body === null) {
       // Sent as it is: only Vary changes, in place, so the body keeps its form (a string or
       // bytes, which adapters write in one go, rather than a stream).
       // RFC 9110 §12.5.5: the choice depends on Accept-Encoding, whatever it turns out to be.
       return withHeaders(response, (headers) => mergeHeader(headers, 'vary', 'Accept-Encoding'))
+    }
+    if (unknownLength && whole === undefined && threshold > 0) {
+      // A stream: read ahead up to the threshold. One that ends before is sent as it is, as a
+      // body with a small Content-Length is; past it, what was read goes on with the rest.
+      const ahead = await readAhead(body, threshold - 1)
+      // Chunks of a Response body are Uint8Arrays over ArrayBuffers (the Fetch standard).
+      if (ahead.complete) return new Response(ahead.bytes as Uint8Array<ArrayBuffer>, response)
+      body = ahead.stream as ReadableStream<Uint8Array<ArrayBuffer>>
     }
     const headers = new Headers(response.headers)
     mergeHeader(headers, 'vary', 'Accept-Encoding')
@@ -149,16 +165,70 @@ export function createCompress(
     headers.delete('content-length')
     // Byte ranges of the compressed stream are not offered.
     headers.delete('accept-ranges')
+    // RFC 9110 §8.8.3.3: the coded form is another representation, with its own strong tag.
     const etag = headers.get('etag')
     if (etag !== null) {
-      const weak = weakenEtag(etag)
-      if (weak === undefined) headers.delete('etag')
-      else headers.set('etag', weak)
+      const coded = codedEtag(etag, coding!)
+      if (coded === undefined) headers.delete('etag')
+      else headers.set('etag', coded)
     }
-    return new Response(response.body.pipeThrough(encoder()), {
+    return new Response(body.pipeThrough(encoder()), {
       status: response.status,
       statusText: response.statusText,
       headers,
     })
   }
+}
+
+/** The Content-Length, when the response has a valid one. */
+function knownLength(headers: Headers): number | undefined {
+  const length = headers.get('content-length')
+  return length !== null && /^\d+$/.test(length.trim()) ? Number(length) : undefined
+}
+
+/**
+ * The UTF-8 length of a body in memory, exactly when it is under `threshold`: a string has at
+ * least as many UTF-8 bytes as UTF-16 units, so a long one is not encoded to be measured.
+ */
+function byteLength(body: string | Uint8Array, threshold: number): number {
+  if (typeof body !== 'string') return body.byteLength
+  return body.length >= threshold ? body.length : new TextEncoder().encode(body).byteLength
+}
+
+/** The identity tags that stood for the tags of coded forms in this request's If-None-Match. */
+interface SentCodedTags {
+  /** The coding this request negotiates, the one those tags named. */
+  readonly coding: string
+  /** The opaque parts of their identity tags. */
+  readonly bases: readonly string[]
+}
+
+// Rewrites If-Match and If-None-Match in place for the handler (see toIdentityTags), and
+// answers what a 304 needs to name the coded form again.
+function identityPreconditions(
+  request: Request,
+  negotiate: (request: Request) => string | undefined,
+): SentCodedTags | undefined {
+  const headers = request.headers
+  const ifMatch = headers.get('if-match')
+  // RFC 9110 §13.1.1: If-Match asks whether the resource is still at the version the client
+  // saw, whichever form it saw it in: every coding's tag stands for the identity tag.
+  if (ifMatch !== null) {
+    const rewritten = toIdentityTags(ifMatch, () => true)
+    if (rewritten !== undefined) headers.set('if-match', rewritten.value)
+  }
+  const ifNoneMatch = headers.get('if-none-match')
+  if (ifNoneMatch === null) return undefined
+  const read = request.method === 'GET' || request.method === 'HEAD'
+  // RFC 9110 §13.1.2: on GET and HEAD, If-None-Match is compared with the representation
+  // this request selects: only the tag of the coding it negotiates can match (HEAD is never
+  // compressed, so none), the tags of other codings are dropped. On other methods it guards
+  // the resource, as If-Match does.
+  const coding = request.method === 'GET' ? negotiate(request) : undefined
+  const rewritten = toIdentityTags(ifNoneMatch, (named) => !read || named === coding)
+  if (rewritten === undefined) return undefined
+  headers.set('if-none-match', rewritten.value)
+  return coding === undefined || rewritten.bases.length === 0
+    ? undefined
+    : { coding, bases: rewritten.bases }
 }
