@@ -14,7 +14,7 @@ describe('CURSOR_SECRET', () => {
     const keys = parseCursorKeys(`2026-06:${secret(1)}, 2026-01:${secret(2, 64)}`)
     expect(keys.map((key) => key.id)).toEqual(['2026-06', '2026-01'])
     expect(keys[0]?.secret).toEqual(new Uint8Array(32).fill(1))
-    expect((keys[1]?.secret as Uint8Array).byteLength).toBe(64)
+    expect(keys[1]?.secret).toEqual(new Uint8Array(64).fill(2))
   })
 
   test('invalid values are refused with a message naming the key', () => {
@@ -49,7 +49,14 @@ test('PUBLIC_URL: an http(s) origin with an optional base path; nothing else', (
   expect(parsePublicUrl('https://api.example.com/')).toBe('https://api.example.com')
   expect(parsePublicUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080')
   expect(parsePublicUrl('https://example.com/shop/')).toBe('https://example.com/shop')
-  for (const bad of ['api.example.com', 'ftp://x', 'https://u:p@x', 'https://x/?a=1', 'https://x/#f', '']) {
+  for (const bad of [
+    'api.example.com',
+    'ftp://x',
+    'https://u:p@x',
+    'https://x/?a=1',
+    'https://x/#f',
+    '',
+  ]) {
     expect(() => parsePublicUrl(bad), bad).toThrow(ConfigError)
   }
 })
@@ -79,7 +86,9 @@ describe('npm start', () => {
   test('an invalid CURSOR_SECRET or PUBLIC_URL stops the start with a clear message', async () => {
     const bad = await start({ CURSOR_SECRET: 'k1:c2hvcnQ' })
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toMatch(/^Invalid configuration: CURSOR_SECRET key 1 \("k1"\): the secret is 5 bytes; at least 32/)
+    expect(bad.stderr).toMatch(
+      /^Invalid configuration: CURSOR_SECRET key 1 \("k1"\): the secret is 5 bytes; at least 32/,
+    )
     const url = await start({ PUBLIC_URL: 'api.example.com' })
     expect(url.code).toBe(1)
     expect(url.stderr).toMatch(/^Invalid configuration: PUBLIC_URL must be an absolute URL/)

@@ -127,14 +127,20 @@ describe('docs/spec.md §4.3 conventions on /v1/orders', () => {
   test('MUST: an empty merge patch is a no-op: 200, the resource and its version unchanged (RFC 7396 §2)', async () => {
     const { id, etag } = await create()
     const before = await (await call('GET', `/v1/orders/${id}`)).json()
-    const empty = await call('PATCH', `/v1/orders/${id}`, { body: {}, headers: { 'if-match': etag } })
+    const empty = await call('PATCH', `/v1/orders/${id}`, {
+      body: {},
+      headers: { 'if-match': etag },
+    })
     expect(empty.status).toBe(200)
     expect(empty.headers.get('etag')).toBe(etag)
     expect(await empty.json()).toEqual(before)
     expect(await (await call('GET', `/v1/orders/${id}`)).json()).toEqual(before)
     // Still a write: If-Match is required and checked.
     expect((await call('PATCH', `/v1/orders/${id}`, { body: {} })).status).toBe(428)
-    const stale = await call('PATCH', `/v1/orders/${id}`, { body: {}, headers: { 'if-match': '"9"' } })
+    const stale = await call('PATCH', `/v1/orders/${id}`, {
+      body: {},
+      headers: { 'if-match': '"9"' },
+    })
     expect(stale.status).toBe(412)
   })
 
