@@ -12,7 +12,7 @@ import type { CreateOrder, Operation, Order } from './schema.ts'
 import type { OrderChanges, OrderListQuery, OrderStore, Respond } from './store.ts'
 
 /** A connection of a pool, for a transaction (`pg.PoolClient`). */
-export interface PooledConnection extends Queryable {
+interface PooledConnection extends Queryable {
   release(error?: Error | boolean): void
 }
 

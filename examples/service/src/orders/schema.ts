@@ -122,6 +122,4 @@ const operationSchema = z
 
 export type Order = z.infer<typeof orderSchema>
 export type CreateOrder = z.infer<typeof createOrderSchema>
-export type ReplaceOrder = z.infer<typeof replaceOrderSchema>
-export type PatchOrder = z.infer<typeof patchOrderSchema>
 export type Operation = z.infer<typeof operationSchema>
