@@ -145,12 +145,17 @@ const pathOf = (url: string | null) => {
 describe.skipIf(!redisUrl || !databaseUrl)(
   `two instances on one PostgreSQL and one Redis behave as one${redisUrl && databaseUrl ? '' : ' (skipped: REDIS_URL and DATABASE_URL needed)'}`,
   () => {
-    const environment = async (): Promise<StoreEnvironment> => ({
-      DATABASE_URL: databaseUrl,
-      DATABASE_SCHEMA: (await testSchema()).schema,
-      REDIS_URL: redisUrl,
-      REDIS_PREFIX: `test:i13:${crypto.randomUUID()}:`,
-    })
+    // A schema and a Redis prefix of each test's own; the pool reads and sets up the schema.
+    const environment = async () => {
+      const { schema, admin } = await testSchema()
+      const env = {
+        DATABASE_URL: databaseUrl,
+        DATABASE_SCHEMA: schema,
+        REDIS_URL: redisUrl,
+        REDIS_PREFIX: `test:i13:${crypto.randomUUID()}:`,
+      } satisfies StoreEnvironment
+      return Object.assign(env, { admin })
+    }
 
     test('replays, Locations, cursors and conditional writes work across instances, driven alternately', async () => {
       const env = await environment()
@@ -278,8 +283,7 @@ describe.skipIf(!redisUrl || !databaseUrl)(
 
     test('MUST NOT execute twice: a failure after the insert commits neither the order nor the record', async () => {
       const env = await environment()
-      const schema = env.DATABASE_SCHEMA
-      const { admin } = await testSchemaOf(env)
+      const { admin, DATABASE_SCHEMA: schema } = env
       const [a, b] = [
         await instance(env, { rateLimits: many }),
         await instance(env, { rateLimits: many }),
@@ -339,11 +343,3 @@ CREATE CONSTRAINT TRIGGER fail_commit AFTER INSERT ON ${schema}.orders
     })
   },
 )
-
-/** The admin pool of the schema `environment` made. */
-async function testSchemaOf(env: StoreEnvironment) {
-  const pg = (await import('pg')).default
-  const admin = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 })
-  cleanups.push(() => admin.end())
-  return { admin }
-}
