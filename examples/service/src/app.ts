@@ -18,13 +18,25 @@ import type { RateLimitPolicy, RateLimitStore } from '@api-blocks/rate-limit'
 import { MemoryRateLimitStore, rateLimit, rateLimitKey } from '@api-blocks/rate-limit'
 import { openApiDocument } from './openapi.ts'
 import { orderRoutes } from './orders/routes.ts'
-import { OrderStore } from './orders/store.ts'
+import type { OrderStore } from './orders/store.ts'
+import { MemoryOrderStore } from './orders/store.ts'
 import { router } from './router.ts'
 
 /** How the service is put together; every member has an embedded default. */
 export interface ServiceOptions {
-  /** Where the service is reachable, for the OpenAPI `servers` entry. */
+  /**
+   * Where clients reach the service (an origin, perhaps with a base path): the OpenAPI
+   * `servers` entry, and the base of every absolute URL it sends (Location, Link). The
+   * request's Host header is never used for them: any client can set it. Default
+   * `http://localhost:3000`.
+   */
   publicUrl?: string
+  /**
+   * Where orders and operations live (default: in memory, one process). Several instances
+   * share a `PostgresOrderStore` (orders/postgres-store.ts), which also commits each
+   * Idempotency-Key record in the transaction of its write.
+   */
+  orderStore?: OrderStore
   /** Browser origins allowed by CORS (default: a local front-end dev server). */
   corsOrigins?: readonly string[]
   /** Base URI of problem types (default: the catalog's `tag:` base). */
@@ -38,9 +50,10 @@ export interface ServiceOptions {
   /** Makes request ids (default `crypto.randomUUID()`). */
   generateRequestId?: () => string
   /**
-   * Keys that sign list cursors, newest first (at least 32 bytes each). Default: one random
-   * key per process, so cursors do not survive a restart; set keys when several instances
-   * serve the same clients.
+   * Keys that sign list cursors, newest first (at least 32 bytes each): the first signs, every
+   * one verifies, so a key is rotated in by putting it first and out, a cursor lifetime (24 h)
+   * later, by removing it. Default: one random key per process, so cursors do not survive a
+   * restart nor work on another instance; `main.ts` reads them from `CURSOR_SECRET`.
    */
   cursorKeys?: readonly CursorKey[]
   /** Rate-limit policies applied to every route, per client (docs/spec.md §8 leaves the numbers open). */
@@ -76,7 +89,9 @@ export function createService(options: ServiceOptions = {}): Handler {
   // request (core's setBodyLimit), so the idempotency middleware reads no more than the route
   // accepts and answers the same 413.
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024
-  const store = new OrderStore(options.clock ? { clock: options.clock } : {})
+  const store =
+    options.orderStore ?? new MemoryOrderStore(options.clock ? { clock: options.clock } : {})
+  const publicUrl = options.publicUrl ?? 'http://localhost:3000'
   const cursors = createCursorCodec({
     keys: options.cursorKeys ?? [
       { id: 'boot', secret: crypto.getRandomValues(new Uint8Array(32)) },
@@ -84,7 +99,7 @@ export function createService(options: ServiceOptions = {}): Handler {
     ttlMs: 24 * 60 * 60 * 1000,
     ...(options.clock ? { clock: options.clock } : {}),
   })
-  const openapi = JSON.stringify(openApiDocument(options.publicUrl ?? 'http://localhost:3000'))
+  const openapi = JSON.stringify(openApiDocument(publicUrl))
   const routes = router({
     '/': {
       GET: async () =>
@@ -98,6 +113,7 @@ export function createService(options: ServiceOptions = {}): Handler {
     },
     ...orderRoutes({
       store,
+      publicUrl,
       maxBodyBytes,
       cursors,
       page: { defaultLimit: 20, maxLimit: 100 },

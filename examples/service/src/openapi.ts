@@ -62,6 +62,10 @@ export function openApiDocument(serverUrl: string): Json {
   for (const schema of Object.values(schemas)) delete schema['$schema']
 
   const id = { name: 'id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } }
+  const location = (what: string) => ({
+    description: `${what}: an absolute URL on the server URL above`,
+    schema: { type: 'string', format: 'uri' },
+  })
   const orderHeaders = { 'X-Request-Id': requestId }
   return {
     openapi: '3.1.0',
@@ -97,7 +101,8 @@ export function openApiDocument(serverUrl: string): Json {
               headers: {
                 ...orderHeaders,
                 Link: {
-                  description: 'RFC 8288 rel="next" when has_more',
+                  description:
+                    'RFC 8288 rel="next" when has_more: an absolute URL on the server URL above, never on the Host header',
                   schema: { type: 'string' },
                 },
               },
@@ -121,7 +126,7 @@ export function openApiDocument(serverUrl: string): Json {
           responses: {
             201: {
               description: 'Created',
-              headers: { Location: { schema: { type: 'string' } }, 'X-Request-Id': requestId },
+              headers: { Location: location('The order'), 'X-Request-Id': requestId },
               content: json(ref('Order')),
             },
             400: problem('Malformed JSON'),
@@ -151,7 +156,8 @@ export function openApiDocument(serverUrl: string): Json {
         },
         patch: {
           operationId: 'updateOrder',
-          description: 'Absolute assignments only: the members given are set to the values given.',
+          description:
+            'Absolute assignments only: the members given are set to the values given. An empty object changes nothing (RFC 7396): 200 with the order and its version unchanged.',
           requestBody: body('PatchOrder'),
           responses: {
             200: { description: 'Updated', content: json(ref('Order')) },
@@ -173,7 +179,7 @@ export function openApiDocument(serverUrl: string): Json {
             202: {
               description: 'Accepted; poll the operation at Location',
               headers: {
-                Location: { schema: { type: 'string' } },
+                Location: location('The operation to poll'),
                 'Retry-After': { schema: { type: 'integer' } },
               },
               content: json(ref('Operation')),

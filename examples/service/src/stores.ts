@@ -1,15 +1,20 @@
 // Where the service keeps shared state. Embedded defaults (memory) unless REDIS_URL or
 // DATABASE_URL is set; then several instances behind a load balancer share idempotency
-// records (and, on Redis, rate-limit state), which is how the service grows past one machine.
+// records (and, on Redis, rate-limit state; on PostgreSQL, the orders), which is how the
+// service grows past one machine.
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
 import type { RateLimitStore } from '@api-blocks/rate-limit'
 import { RedisIdempotencyStore, RedisRateLimitStore } from '@api-blocks/redis'
 import pg from 'pg'
 import { createClient } from 'redis'
+import { openPostgresOrderStore } from './orders/postgres-store.ts'
+import type { OrderStore } from './orders/store.ts'
 
 export interface SharedStores {
   idempotencyStore?: IdempotencyStore
+  /** Orders and operations, in PostgreSQL when `DATABASE_URL` is set. */
+  orderStore?: OrderStore
   rateLimitStore?: RateLimitStore
   /** What the stores are, for the start-up banner. */
   description: string
@@ -50,13 +55,15 @@ export async function openStores(env: StoreEnvironment): Promise<SharedStores> {
     await migrate(pool, { schema })
     const store = new PostgresIdempotencyStore({ db: pool, schema })
     stores.idempotencyStore = store
+    // Orders too: every instance sees every order, and a create commits with its record.
+    stores.orderStore = await openPostgresOrderStore(pool, { schema, idempotencyStore: store })
     // Expiry by a sweep: records past their 24-hour retention are deleted every minute.
     const sweep = setInterval(() => {
       store.sweepExpired(Date.now()).catch((error: Error) => console.error('sweep:', error.message))
     }, 60_000)
     sweep.unref()
     closers.push(async () => clearInterval(sweep))
-    parts.push('idempotency records in PostgreSQL')
+    parts.push('orders and idempotency records in PostgreSQL')
   }
   if (env.REDIS_URL) {
     const client = createClient({ url: env.REDIS_URL })

@@ -4,6 +4,8 @@ import { beforeEach, describe, expect, test } from 'vitest'
 import { createService } from '../src/app.ts'
 
 const BASE = 'http://service.test'
+// Where clients reach the service: absolute URLs are built on it, never on the Host (BASE).
+const PUBLIC = 'https://api.example'
 let tasks: (() => void)[]
 let service: ReturnType<typeof createService>
 
@@ -15,6 +17,7 @@ beforeEach(() => {
     schedule: (task) => tasks.push(task),
     generateRequestId: () => `req-${++id}`,
     maxBodyBytes: 4096,
+    publicUrl: PUBLIC,
     // The conventions below are not about rate limits: a quota no test reaches.
     rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }],
     // Where the requests come from: what scopes their Idempotency-Keys.
@@ -49,7 +52,9 @@ describe('docs/spec.md §4.3 conventions on /v1/orders', () => {
     const response = await call('POST', '/v1/orders', { body: newOrder })
     expect(response.status).toBe(201)
     const order = await response.json()
-    expect(response.headers.get('location')).toBe(`/v1/orders/${order.id}`)
+    // Absolute, on the configured public URL: not on the Host the request named (BASE).
+    expect(response.headers.get('location')).toBe(`${PUBLIC}/v1/orders/${order.id}`)
+    expect(order.id).toMatch(/^ord_[0-9A-HJKMNP-TV-Z]{26}$/)
     expect(response.headers.get('content-type')).toBe('application/json')
     expect(response.headers.get('x-request-id')).toBe('req-1')
     expect(order).toMatchObject({ ...newOrder, status: 'open', note: null, version: 1 })
@@ -118,11 +123,33 @@ describe('docs/spec.md §4.3 conventions on /v1/orders', () => {
     })
   })
 
-  test('PATCH with nothing to set, or an unknown member, is 422', async () => {
+  // Changed on purpose (issue 13): `{}` was a 422; RFC 7396 §2 makes it a patch that changes nothing.
+  test('MUST: an empty merge patch is a no-op: 200, the resource and its version unchanged (RFC 7396 §2)', async () => {
     const { id, etag } = await create()
-    const headers = { 'if-match': etag }
-    expect((await call('PATCH', `/v1/orders/${id}`, { body: {}, headers })).status).toBe(422)
-    const unknown = await call('PATCH', `/v1/orders/${id}`, { body: { total: 5 }, headers })
+    const before = await (await call('GET', `/v1/orders/${id}`)).json()
+    const empty = await call('PATCH', `/v1/orders/${id}`, {
+      body: {},
+      headers: { 'if-match': etag },
+    })
+    expect(empty.status).toBe(200)
+    expect(empty.headers.get('etag')).toBe(etag)
+    expect(await empty.json()).toEqual(before)
+    expect(await (await call('GET', `/v1/orders/${id}`)).json()).toEqual(before)
+    // Still a write: If-Match is required and checked.
+    expect((await call('PATCH', `/v1/orders/${id}`, { body: {} })).status).toBe(428)
+    const stale = await call('PATCH', `/v1/orders/${id}`, {
+      body: {},
+      headers: { 'if-match': '"9"' },
+    })
+    expect(stale.status).toBe(412)
+  })
+
+  test('PATCH with an unknown member is 422', async () => {
+    const { id, etag } = await create()
+    const unknown = await call('PATCH', `/v1/orders/${id}`, {
+      body: { total: 5 },
+      headers: { 'if-match': etag },
+    })
     expect(unknown.status).toBe(422)
   })
 
@@ -139,12 +166,14 @@ describe('docs/spec.md §4.3 conventions on /v1/orders', () => {
     const { id } = await create()
     const accepted = await call('POST', `/v1/orders/${id}/cancel`)
     expect(accepted.status).toBe(202)
-    const poll = accepted.headers.get('location')
-    expect(poll).toMatch(/^\/v1\/operations\/op_\d+$/)
+    const location = accepted.headers.get('location') ?? ''
+    expect(location).toMatch(/^https:\/\/api\.example\/v1\/operations\/op_[0-9A-Z]{26}$/)
+    const poll = new URL(location).pathname
     expect(accepted.headers.get('retry-after')).toBe('1')
-    expect((await (await call('GET', poll ?? '')).json()).status).toBe('running')
+    expect((await (await call('GET', poll)).json()).status).toBe('running')
     for (const task of tasks) task()
-    const done = await (await call('GET', poll ?? '')).json()
+    await new Promise((resolve) => setTimeout(resolve, 0)) // the task writes asynchronously
+    const done = await (await call('GET', poll)).json()
     expect(done.status).toBe('succeeded')
     expect((await (await call('GET', `/v1/orders/${id}`)).json()).status).toBe('cancelled')
     expect((await call('POST', `/v1/orders/${id}/cancel`)).status).toBe(409)
@@ -299,7 +328,8 @@ describe('bad input gets the right problem', () => {
 
 describe('pagination (docs/spec.md §2.3)', () => {
   test('pages follow next_cursor and Link until has_more is false', async () => {
-    for (let i = 0; i < 5; i += 1) await create()
+    const created: string[] = []
+    for (let i = 0; i < 5; i += 1) created.push((await create()).id)
     const seen: string[] = []
     let path = '/v1/orders?limit=2'
     for (let pages = 0; pages < 10; pages += 1) {
@@ -311,10 +341,14 @@ describe('pagination (docs/spec.md §2.3)', () => {
         expect(response.headers.get('link')).toBeNull()
         break
       }
-      expect(response.headers.get('link')).toContain('rel="next"')
+      // On the public URL, whatever Host the request named; the query kept, the cursor set.
+      expect(response.headers.get('link')).toBe(
+        `<${PUBLIC}${path.replace(/&after=.*$/, '')}&after=${page.next_cursor}>; rel="next"`,
+      )
       path = `/v1/orders?limit=2&after=${page.next_cursor}`
     }
-    expect(seen).toEqual(['ord_000001', 'ord_000002', 'ord_000003', 'ord_000004', 'ord_000005'])
+    // Creation order, even within one millisecond (the test's clock is fixed): ids are monotonic.
+    expect(seen).toEqual(created)
   })
 
   test('a tampered cursor, or one replayed on another filter, is the invalid-cursor problem', async () => {
@@ -503,5 +537,85 @@ describe('Idempotency-Key (docs/spec.md §4.3 rule 6)', () => {
     }
     // limits() answers before the idempotency block reads a 10 KB header field (RFC 6585 §5).
     expect((await post('a'.repeat(10_240), newOrder)).status).toBe(431)
+  })
+})
+
+describe('edge input and URLs', () => {
+  // Raw JSON text, so that the escapes reach the parser as a client sends them.
+  const raw = (customer: string, note: string) =>
+    `{"customer":"${customer}","items":[{"sku":"BOOK-042","quantity":1}],"note":"${note}"}`
+
+  test('MUST: lone surrogates and control characters are refused with 422 and a pointer', async () => {
+    const cases: [customer: string, note: string, pointer: string][] = [
+      ['\\ud800', 'ok', '/customer'], // a high surrogate with no pair
+      ['Ada \\udc00', 'ok', '/customer'], // a lone low surrogate
+      ['Ada', 'x\\udbff', '/note'],
+      ['Ada\\u0000', 'ok', '/customer'],
+      ['Ada\\n', 'ok', '/customer'], // a name is one line
+      ['Ada\\u001f', 'ok', '/customer'],
+      ['Ada\\u007f', 'ok', '/customer'],
+      ['Ada\\u0085', 'ok', '/customer'], // NEL, C1
+      ['Ada\\u009f', 'ok', '/customer'],
+      ['Ada', 'bell\\u0007', '/note'],
+      ['Ada', 'esc\\u001b[31m', '/note'],
+    ]
+    for (const [customer, note, pointer] of cases) {
+      const response = await call('POST', '/v1/orders', { body: raw(customer, note) })
+      expect(response.status, `${customer} ${note}`).toBe(422)
+      const problem = await response.json()
+      expect(problem.errors.map((e: { pointer: string }) => e.pointer)).toEqual([pointer])
+    }
+    // PUT and PATCH use the same members.
+    const { id, etag } = await create()
+    const patched = await call('PATCH', `/v1/orders/${id}`, {
+      body: '{"customer":"\\ud800"}',
+      headers: { 'if-match': etag },
+    })
+    expect(patched.status).toBe(422)
+  })
+
+  test('a note may hold tabs and line breaks; paired surrogates (emoji) and other scripts pass', async () => {
+    const response = await call('POST', '/v1/orders', {
+      body: raw('Ada Lovelace \\ud83d\\ude00 Łukasz 東京', 'Line 1\\r\\nLine 2\\tend'),
+    })
+    expect(response.status).toBe(201)
+    const order = await response.json()
+    expect(order.customer).toBe('Ada Lovelace 😀 Łukasz 東京')
+    expect(order.note).toBe('Line 1\r\nLine 2\tend')
+  })
+
+  test('MUST NOT build Location or Link from the Host header: a forged Host changes nothing', async () => {
+    for (let i = 0; i < 3; i += 1) await create()
+    const forged = (path: string, init?: RequestInit) =>
+      service(new Request(`http://evil.example${path}`, init))
+    const created = await forged('/v1/orders', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(newOrder),
+    })
+    expect(created.headers.get('location')).toMatch(/^https:\/\/api\.example\/v1\/orders\/ord_/)
+    const list = await forged('/v1/orders?limit=1')
+    expect(list.headers.get('link')).toMatch(/^<https:\/\/api\.example\/v1\/orders\?limit=1&after=/)
+  })
+
+  test('ids are unique across instances, even on one clock (no per-process sequence)', async () => {
+    const clock = () => Date.UTC(2026, 10, 22, 10, 0, 0)
+    const options = { clock, rateLimits: [{ name: 'tests', quota: 1000, windowSeconds: 1 }] }
+    const [a, b] = [createService(options), createService(options)]
+    const post = (instance: typeof service) =>
+      instance(
+        new Request(`${BASE}/v1/orders`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(newOrder),
+        }),
+      ).then((response) => response.json() as Promise<{ id: string }>)
+    const ids = new Set<string>()
+    for (let i = 0; i < 20; i += 1) {
+      ids.add((await post(a)).id)
+      ids.add((await post(b)).id)
+    }
+    expect(ids.size).toBe(40)
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{1,64}$/) // the router's id pattern
   })
 })

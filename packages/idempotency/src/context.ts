@@ -1,8 +1,9 @@
 /**
  * What a handler behind the middleware can learn about, and do with, its idempotent
- * execution: the key, and recovery points (Brandur Leach's "atomic phases": after a side
+ * execution: the key, recovery points (Brandur Leach's "atomic phases": after a side
  * effect that cannot be repeated, record how far the request got, so that a retry after a
- * crash resumes there instead of repeating it).
+ * crash resumes there instead of repeating it), and completion inside the handler's own
+ * transaction (`completeWith`).
  *
  * The context lives in the per-request context of `@api-blocks/core`, under this package's
  * own key (shared by duplicate installs of this package).
@@ -11,6 +12,7 @@
  */
 import type { ContextKey } from '@api-blocks/core'
 import { getContext, setContext, sharedContextKey } from '@api-blocks/core'
+import type { IdempotencyStore } from './store.ts'
 
 /**
  * The idempotent execution a request belongs to.
@@ -20,6 +22,26 @@ import { getContext, setContext, sharedContextKey } from '@api-blocks/core'
  * const context: IdempotencyContext | undefined = idempotencyContext(request)
  * if (context?.recoveryPoint === undefined) await reserveStock(request)
  * await context?.checkpoint('reserved')
+ * ```
+ *
+ * @example
+ * ```ts
+ * // The order and the completed record commit in one transaction (pg and @api-blocks/postgres).
+ * const client = await pool.connect()
+ * try {
+ *   await client.query('BEGIN')
+ *   const order = await insertOrder(client, request)
+ *   let response = Response.json(order, { status: 201 })
+ *   const context = idempotencyContext(request)
+ *   if (context) response = await context.completeWith(response, idempotencyStore.withDb(client))
+ *   await client.query('COMMIT')
+ *   return response
+ * } catch (error) {
+ *   await client.query('ROLLBACK')
+ *   throw error
+ * } finally {
+ *   client.release()
+ * }
  * ```
  */
 export interface IdempotencyContext {
@@ -43,6 +65,28 @@ export interface IdempotencyContext {
    * running now), `STORE_UNAVAILABLE` (503) when the store failed.
    */
   checkpoint(recoveryPoint: string): Promise<void>
+  /**
+   * Stores `response` as this key's result through `store`, from inside the handler, so that
+   * the handler's own write and the completed record commit together: pass a store bound to
+   * the handler's database transaction (`PostgresIdempotencyStore#withDb(client)` of
+   * `@api-blocks/postgres`, on the same table as the middleware's store). A crash between the
+   * write and the completion is then impossible: both commit, or neither does and a retry
+   * executes once.
+   *
+   * The response is stored exactly as the middleware would store it (the same status policy,
+   * omitted header fields and `maxStoredBytes`), under the same owner fence. Resolves with the
+   * Response to send, which the handler returns as it is: the middleware sees that very
+   * Response and does not store it again. When the policy does not store the response (its
+   * status, its size), nothing is written and the middleware releases the claim after the
+   * handler, as usual. If the transaction then fails, the handler throws or answers another
+   * Response, and the middleware releases the claim, so a retry executes.
+   *
+   * Rejects with an `IdempotencyError`, for the caller to roll its transaction back:
+   * `IDEMPOTENCY_LEASE_LOST` (409) when the claim is no longer this execution's (the lease
+   * ended and another execution may have taken the key over), `STORE_UNAVAILABLE` (503) when
+   * `store` failed; a TypeError when called twice.
+   */
+  completeWith(response: Response, store: IdempotencyStore): Promise<Response>
 }
 
 const CONTEXT: ContextKey<IdempotencyContext> = sharedContextKey('idempotency.context')

@@ -25,7 +25,7 @@ import { IdempotencyError } from './error.ts'
 import type { IdempotencyEvent, ResolvedOptions } from './options.ts'
 import type { PreparedRequest } from './prepare.ts'
 import { storedFieldsOf } from './replay.ts'
-import type { StoredResponse } from './store.ts'
+import type { IdempotencyStore, StoredResponse } from './store.ts'
 
 type ReleaseReason = Extract<IdempotencyEvent, { type: 'released' }>['reason']
 
@@ -43,7 +43,8 @@ export async function execute(
 ): Promise<Response> {
   const { storeKey } = prepared
   const forwarded = handOn(request, prepared)
-  bindIdempotencyContext(forwarded, new Execution(config, prepared, owner, recoveryPoint))
+  const execution = new Execution(config, prepared, owner, recoveryPoint)
+  bindIdempotencyContext(forwarded, execution)
   config.emit?.({ type: 'executed', storeKey, recoveryPoint })
 
   let response: Response
@@ -53,11 +54,16 @@ export async function execute(
     await release(config, storeKey, owner, 'thrown')
     throw error
   }
+  // The handler stored this very response itself, in its own transaction (completeWith).
+  if (execution.completed === response) return response
   if (!config.storeStatus(response.status)) {
     await release(config, storeKey, owner, 'status')
     return response
   }
-  return await storeResponse(config, storeKey, owner, response)
+  return await storeResponse(config, response, {
+    complete: (stored) => complete(config, storeKey, owner, stored),
+    release: (reason) => release(config, storeKey, owner, reason),
+  })
 }
 
 /**
@@ -92,6 +98,8 @@ class Execution implements IdempotencyContext {
   readonly recoveryPoint: string | undefined
   readonly #config: ResolvedOptions
   readonly #owner: string
+  /** The response `completeWith` stored, which the middleware then does not store again. */
+  completed: Response | undefined
 
   constructor(
     config: ResolvedOptions,
@@ -130,6 +138,60 @@ class Execution implements IdempotencyContext {
       )
     }
   }
+
+  async completeWith(response: Response, store: IdempotencyStore): Promise<Response> {
+    if (this.completed !== undefined) {
+      throw new TypeError('completeWith: this execution already stored its response')
+    }
+    const config = this.#config
+    // Not stored by policy: the middleware releases the claim once the handler returns.
+    if (!config.storeStatus(response.status)) return response
+    const { storeKey } = this
+    const owner = this.#owner
+    let stored = false
+    const answer = await storeResponse(config, response, {
+      complete: async (completion) => {
+        let done: boolean
+        try {
+          done = await store.complete(storeKey, owner, {
+            response: completion,
+            retentionMs: config.retentionMs,
+            now: config.clock(),
+          })
+        } catch (error) {
+          config.emit?.({ type: 'store-error', storeKey, operation: 'complete', error })
+          throw new IdempotencyError('STORE_UNAVAILABLE', 'The idempotency store is unavailable.', {
+            cause: error,
+          })
+        }
+        if (!done) {
+          config.emit?.({ type: 'lost', storeKey, operation: 'complete' })
+          throw new IdempotencyError(
+            'IDEMPOTENCY_LEASE_LOST',
+            'The lease on this Idempotency-Key ended and another request may have taken it over.',
+          )
+        }
+        config.emit?.({
+          type: 'stored',
+          storeKey,
+          status: completion.status,
+          bytes: completion.body.byteLength,
+        })
+        stored = true
+      },
+      // Too large, or the body failed: the middleware releases the claim after the handler
+      // (which returns the answer, or throws and rolls its transaction back).
+      release: async () => {},
+    })
+    if (stored) this.completed = answer
+    return answer
+  }
+}
+
+/** Where {@link storeResponse} takes its decision: the middleware's store, or completeWith's. */
+interface Settle {
+  complete(response: StoredResponse): Promise<void>
+  release(reason: ReleaseReason): Promise<void>
 }
 
 /**
@@ -138,9 +200,8 @@ class Execution implements IdempotencyContext {
  */
 async function storeResponse(
   config: ResolvedOptions,
-  storeKey: string,
-  owner: string,
   response: Response,
+  settle: Settle,
 ): Promise<Response> {
   const status = response.status
   const headers = storedFieldsOf(response, config.omitHeaders)
@@ -148,12 +209,12 @@ async function storeResponse(
   if (held !== undefined) {
     // A body held in memory: stored without streaming it, and the response goes on
     // untouched; over maxStoredBytes (null), not stored.
-    if (held === null) await release(config, storeKey, owner, 'too-large')
-    else await complete(config, storeKey, owner, { status, headers, body: held })
+    if (held === null) await settle.release('too-large')
+    else await settle.complete({ status, headers, body: held })
     return response
   }
   if (response.body === null) {
-    await complete(config, storeKey, owner, { status, headers, body: EMPTY })
+    await settle.complete({ status, headers, body: EMPTY })
     return response
   }
   // Read ahead, up to maxStoredBytes: a body that ends within the limit is stored before the
@@ -163,15 +224,15 @@ async function storeResponse(
   try {
     ahead = await readAhead(response.body, config.maxStoredBytes)
   } catch (error) {
-    await release(config, storeKey, owner, 'body-error')
+    await settle.release('body-error')
     throw error
   }
   const init = { status, statusText: response.statusText, headers: response.headers }
   if (!ahead.complete) {
-    await release(config, storeKey, owner, 'too-large')
+    await settle.release('too-large')
     return new Response(ahead.stream, init)
   }
-  await complete(config, storeKey, owner, { status, headers, body: ahead.bytes })
+  await settle.complete({ status, headers, body: ahead.bytes })
   return new Response(ahead.bytes as Uint8Array<ArrayBuffer>, init)
 }
 

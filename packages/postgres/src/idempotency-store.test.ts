@@ -127,6 +127,43 @@ for (const backend of backends) {
       ).toBe('claimed')
     })
 
+    test('withDb: a completion on a transaction commits and rolls back with it, on the same table', async () => {
+      // One connection for the transaction: a client of the pool, or PGlite itself.
+      const pooled = 'connect' in db ? await (db as pg.Pool).connect() : undefined
+      const conn: Queryable = pooled ?? db
+      try {
+        const s = store()
+        const bound = s.withDb(conn)
+        expect(bound).toBeInstanceOf(PostgresIdempotencyStore)
+        expect(bound.table).toBe(s.table)
+        expect(bound.db).toBe(conn)
+        const key = crypto.randomUUID()
+        const claim = (owner: string, now: number) =>
+          s.claim(key, { fingerprint: 'f', owner, leaseMs: LEASE, now })
+        await claim('a', T0)
+        await conn.query('BEGIN')
+        expect(
+          await bound.complete(key, 'a', { response, retentionMs: RETENTION, now: T0 + 1 }),
+        ).toBe(true)
+        await conn.query('ROLLBACK')
+        // Rolled back: still a live claim of `a`.
+        expect(await claim('b', T0 + 2)).toEqual({ state: 'in-flight', leaseExpiresAt: T0 + LEASE })
+        await conn.query('BEGIN')
+        // The fence holds inside the transaction too: another owner completes nothing.
+        expect(
+          await bound.complete(key, 'x', { response, retentionMs: RETENTION, now: T0 + 3 }),
+        ).toBe(false)
+        expect(
+          await bound.complete(key, 'a', { response, retentionMs: RETENTION, now: T0 + 3 }),
+        ).toBe(true)
+        await conn.query('COMMIT')
+        expect(await claim('c', T0 + 4)).toEqual({ state: 'completed', response })
+        expect(() => s.withDb({} as Queryable)).toThrow(TypeError)
+      } finally {
+        pooled?.release()
+      }
+    })
+
     test('sweepExpired deletes exactly the records that are logically absent, in batches', async () => {
       const s = store()
       const keys = Object.fromEntries(

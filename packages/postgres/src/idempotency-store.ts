@@ -199,6 +199,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   /** The qualified, quoted name of the records table, e.g. `"public"."api_blocks_idempotency_records"`. */
   readonly table: string
   readonly #sql: ReturnType<typeof statements>
+  readonly #tables: PostgresTableOptions
 
   constructor(options: PostgresIdempotencyStoreOptions) {
     const { db } = options
@@ -208,6 +209,35 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     this.db = db
     this.table = qualified(tableNames(options), 'idempotency_records')
     this.#sql = statements(this.table)
+    const { schema, tablePrefix } = options
+    this.#tables = {
+      ...(schema === undefined ? {} : { schema }),
+      ...(tablePrefix === undefined ? {} : { tablePrefix }),
+    }
+  }
+
+  /**
+   * The same store (same table, same statements) running on `db`: typically the client of an
+   * open transaction, so that an operation commits or rolls back with the caller's own
+   * writes. Its use is `completeWith` of the idempotency context: the handler's insert and the
+   * completed record in one transaction, so that a crash between the two cannot make a retry
+   * execute again (docs/idempotency.md, "Completing in your transaction").
+   *
+   * @example
+   * ```ts
+   * const client = await pool.connect()
+   * await client.query('BEGIN')
+   * await client.query('INSERT INTO orders (id) VALUES ($1)', [id])
+   * const response = await idempotencyContext(request)?.completeWith(answer, store.withDb(client))
+   * await client.query('COMMIT')
+   * client.release()
+   * ```
+   */
+  withDb(db: Queryable): PostgresIdempotencyStore {
+    if (typeof db?.query !== 'function') {
+      throw new TypeError('PostgresIdempotencyStore.withDb: db must have query(text, params)')
+    }
+    return new PostgresIdempotencyStore({ ...this.#tables, db })
   }
 
   async claim(key: string, claim: IdempotencyClaim): Promise<IdempotencyClaimResult> {

@@ -12,16 +12,25 @@ import {
 } from '@api-blocks/conditional'
 import type { MethodHandlers } from '@api-blocks/http'
 import { problemResponse, readJson } from '@api-blocks/http'
+import type { IdempotencyStore } from '@api-blocks/idempotency'
+import { idempotencyContext } from '@api-blocks/idempotency'
 import type { CursorCodec } from '@api-blocks/pagination'
-import { nextPageLink, parseListRequest, seekArray, toListEnvelope } from '@api-blocks/pagination'
+import { nextPageLink, parseListRequest, toListEnvelope } from '@api-blocks/pagination'
 import { problems } from '@api-blocks/problem-details'
 import { paramOf } from '../router.ts'
 import type { Order } from './schema.ts'
 import { createOrderSchema, patchOrderSchema, replaceOrderSchema } from './schema.ts'
-import type { OrderStore } from './store.ts'
+import type { OrderChanges, OrderStore } from './store.ts'
+import { LIST_ORDER } from './store.ts'
 
 export interface OrderRoutesOptions {
   store: OrderStore
+  /**
+   * The service's public origin (and base path), e.g. `https://api.example.com`: absolute URLs
+   * (Location, Link) are built on it, never on the request's Host header, which any client
+   * can set.
+   */
+  publicUrl: string
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number
   /** Runs the asynchronous part of an action (default: soon, on a timer). */
@@ -32,6 +41,8 @@ export interface OrderRoutesOptions {
   page: { defaultLimit: number; maxLimit: number }
   /** Extra time a create takes (a demonstration of in-flight idempotency keys). */
   createLatencyMs: number
+  /** Receives a failure of the asynchronous part of an action (default: the console). */
+  onError?: (error: unknown) => void
 }
 
 const STATUSES: readonly string[] = ['open', 'cancelling', 'cancelled']
@@ -90,15 +101,32 @@ function notFound(request: Request, what: string): Response {
 export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodHandlers> {
   const { store, maxBodyBytes, schedule, cursors: codec, page: bounds, createLatencyMs } = options
   const read = { maxBytes: maxBodyBytes }
-  const location = (order: Order) => `/v1/orders/${order.id}`
-  // A write to one order: 404 first (RFC 9110 §13.2.1), then the preconditions, then the body.
+  const base = options.publicUrl.replace(/\/+$/, '')
+  // RFC 9110 §10.2.2 allows a relative Location, but an absolute one on the configured origin
+  // is what a client behind proxies can follow as it is; the path goes into the order's
+  // `target` (relative, so a stored operation does not depend on the configuration).
+  const path = (order: Pick<Order, 'id'>) => `/v1/orders/${order.id}`
+  // A write to one order: 404 first (RFC 9110 §13.2.1), then the preconditions, then the body,
+  // then a write conditional on the version the preconditions saw. When another instance
+  // (or request) wrote in between, the order is read again and the preconditions answer for
+  // what it is now: 412 (or 404 when it went).
   const write = async (
     request: Request,
-    act: (current: Order) => Promise<Response>,
+    act: (current: Order) => Promise<Response | undefined>,
   ): Promise<Response> => {
-    const current = store.get(paramOf(request, 'id'))
+    const current = await store.get(paramOf(request, 'id'))
     if (!current) return notFound(request, 'order')
-    return preconditions(request, current) ?? act(current)
+    const refused = preconditions(request, current)
+    if (refused) return refused
+    const response = await act(current)
+    if (response) return response
+    const now = await store.get(current.id)
+    if (!now) return notFound(request, 'order')
+    return preconditions(request, now) ?? raced()
+  }
+  const update = async (current: Order, changes: OrderChanges) => {
+    const order = await store.update(current, changes)
+    return order ? orderResponse(order) : undefined
   }
 
   return {
@@ -113,76 +141,113 @@ export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodH
             detail: `status must be one of ${STATUSES.join(', ')}.`,
           })
         }
-        const status = statuses[0] ?? null
-        const cursors = codec.forQuery({
-          order: { keys: ['created_at', 'id'], direction: 'asc' },
-          filters: { status },
-        })
+        const status = (statuses[0] ?? null) as Order['status'] | null
+        const cursors = codec.forQuery({ order: LIST_ORDER, filters: { status } })
         const page = await parseListRequest(url.searchParams, { cursors, ...bounds })
-        const matching = store.list().filter((order) => status === null || order.status === status)
-        const body = await toListEnvelope(seekArray(matching, page), page, cursors)
-        const link = nextPageLink(url, body.next_cursor)
+        const body = await toListEnvelope(await store.list({ status, page }), page, cursors)
+        // The request's path and query on the public origin: never its Host header.
+        const link = nextPageLink(`${base}${url.pathname}${url.search}`, body.next_cursor)
         return json(body, 200, { ...PER_USER, ...(link ? { link } : {}) })
       },
       POST: async (request) => {
         const input = await readJson(request, createOrderSchema, read)
         if (createLatencyMs > 0)
           await new Promise((resolve) => setTimeout(resolve, createLatencyMs))
-        const order = store.create(input)
-        return orderResponse(order, 201, { location: location(order) })
+        // The order and its Idempotency-Key record commit together (a store with transactions).
+        return store.create(input, (order, idempotencyStore) =>
+          settle(
+            request,
+            orderResponse(order, 201, { location: `${base}${path(order)}` }),
+            idempotencyStore,
+          ),
+        )
       },
     },
     '/v1/orders/:id': {
       GET: async (request) => {
-        const order = store.get(paramOf(request, 'id'))
+        const order = await store.get(paramOf(request, 'id'))
         if (!order) return notFound(request, 'order')
         return preconditions(request, order) ?? orderResponse(order)
       },
       PUT: (request) =>
-        write(request, async (current) => {
-          const order = store.replace(current.id, await readJson(request, replaceOrderSchema, read))
-          return order ? orderResponse(order) : notFound(request, 'order')
-        }),
+        write(request, async (current) =>
+          update(current, await readJson(request, replaceOrderSchema, read)),
+        ),
       PATCH: (request) =>
         write(request, async (current) => {
-          const order = store.patch(current.id, await readJson(request, patchOrderSchema, read))
-          return order ? orderResponse(order) : notFound(request, 'order')
+          const patch = await readJson(request, patchOrderSchema, read)
+          const changes: OrderChanges = {}
+          if (patch.customer !== undefined) changes.customer = patch.customer
+          if (patch.items !== undefined) changes.items = patch.items
+          if (patch.note !== undefined) changes.note = patch.note
+          // RFC 7396 §2: an empty merge patch leaves the target as it is: no write, no new version.
+          if (Object.keys(changes).length === 0) return orderResponse(current)
+          return update(current, changes)
         }),
       DELETE: (request) =>
-        write(request, async (current) => {
-          store.delete(current.id)
-          return new Response(null, { status: 204 })
-        }),
+        write(request, async (current) =>
+          (await store.delete(current)) ? new Response(null, { status: 204 }) : undefined,
+        ),
     },
     '/v1/orders/:id/cancel': {
       POST: async (request) => {
-        const order = store.get(paramOf(request, 'id'))
-        if (!order) return notFound(request, 'order')
-        if (order.status !== 'open') {
-          return problemResponse(
-            problems.conflict.create({ detail: `The order is ${order.status}.` }),
+        const id = paramOf(request, 'id')
+        const accepted = await store.cancel(id, path({ id }), (operation, idempotencyStore) =>
+          // RFC 9110 §15.3.3: a 202 points to a status monitor; Retry-After says when to poll.
+          settle(
             request,
-          )
+            json(operation, 202, {
+              location: `${base}/v1/operations/${operation.id}`,
+              'retry-after': '1',
+            }),
+            idempotencyStore,
+          ).then((response) => ({ response, operation })),
+        )
+        if (accepted) {
+          const { operation } = accepted
+          schedule(() => {
+            store
+              .finishCancel(id, operation.id)
+              .catch(options.onError ?? ((error: unknown) => console.error('cancel:', error)))
+          })
+          return accepted.response
         }
-        store.setStatus(order.id, 'cancelling')
-        const operation = store.createOperation(location(order))
-        schedule(() => {
-          store.setStatus(order.id, 'cancelled')
-          store.completeOperation(operation.id, 'succeeded')
-        })
-        // RFC 9110 §15.3.3: a 202 points to a status monitor; Retry-After says when to poll.
-        return json(operation, 202, {
-          location: `/v1/operations/${operation.id}`,
-          'retry-after': '1',
-        })
+        const order = await store.get(id)
+        if (!order) return notFound(request, 'order')
+        return problemResponse(
+          problems.conflict.create({ detail: `The order is ${order.status}.` }),
+          request,
+        )
       },
     },
     '/v1/operations/:id': {
       GET: async (request) => {
-        const operation = store.getOperation(paramOf(request, 'id'))
+        const operation = await store.getOperation(paramOf(request, 'id'))
         if (!operation) return notFound(request, 'operation')
         return json(operation, 200, operation.status === 'running' ? { 'retry-after': '1' } : {})
       },
     },
   }
+}
+
+/**
+ * The answer of a write, with its Idempotency-Key record completed in the write's own
+ * transaction when the store has one (`completeWith`: a lost lease or a failed store throws,
+ * and the write rolls back). Otherwise the middleware completes the record after the handler.
+ */
+function settle(
+  request: Request,
+  response: Response,
+  idempotencyStore: IdempotencyStore | undefined,
+): Promise<Response> {
+  const context = idempotencyContext(request)
+  if (context === undefined || idempotencyStore === undefined) return Promise.resolve(response)
+  return context.completeWith(response, idempotencyStore)
+}
+
+/** A conditional write lost a race its preconditions could not see (the same version again). */
+function raced(): never {
+  throw problems.conflict.error({
+    detail: 'The order changed while it was being written; read it again.',
+  })
 }

@@ -16,8 +16,26 @@ const lineItem = z
   .strict()
   .register(registry, { id: 'LineItem', examples: [{ sku: 'BOOK-042', quantity: 2 }] })
 
-const customer = z.string().min(1).max(200)
-const note = z.string().max(2000).nullable()
+// Text members refuse what no client means to send and what breaks the systems orders go on
+// to (logs, CSV exports, label printers, UTF-8 encoders): control characters (Unicode Cc:
+// U+0000–U+001F, U+007F–U+009F) and lone surrogates (a "\ud800" JSON escape with no pair,
+// which is no Unicode scalar value: RFC 8259 §8.2). A note is free text over several lines,
+// so it may hold line breaks and tabs (\n, \r, \t); a customer name is one line.
+const ONE_LINE = /^[^\p{Cc}\p{Cs}]*$/u
+const MULTI_LINE = /^(?:[\t\n\r]|[^\p{Cc}\p{Cs}])*$/u
+const customer = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(ONE_LINE, 'must not contain control characters or unpaired surrogates')
+const note = z
+  .string()
+  .max(2000)
+  .regex(
+    MULTI_LINE,
+    'must not contain control characters (but tab and line breaks) or unpaired surrogates',
+  )
+  .nullable()
 const items = z.array(lineItem).min(1).max(100)
 
 /** An order as the API returns it. */
@@ -36,7 +54,7 @@ const orderSchema = z
     id: 'Order',
     examples: [
       {
-        id: 'ord_0001',
+        id: 'ord_01KB3Q9Z5X4M8T2R7N6W1Y0C3D',
         status: 'open',
         customer: 'Ada Lovelace',
         items: [{ sku: 'BOOK-042', quantity: 2 }],
@@ -70,12 +88,12 @@ export const replaceOrderSchema = z
 
 /**
  * PATCH /v1/orders/<id>: absolute assignments only (docs/spec.md §4.3 rule 8), so the same PATCH
- * applied twice gives the same result. No increments, no list operations.
+ * applied twice gives the same result. No increments, no list operations. An empty patch `{}`
+ * changes nothing and is no error (RFC 7396 §2: the target is returned unchanged).
  */
 export const patchOrderSchema = z
   .object({ customer: customer.optional(), items: items.optional(), note: note.optional() })
   .strict()
-  .refine((patch) => Object.keys(patch).length > 0, { message: 'Give at least one member to set' })
   .register(registry, { id: 'PatchOrder', examples: [{ note: 'Leave at the door' }] })
 
 /** The operation resource a 202 points at. */
@@ -92,10 +110,10 @@ const operationSchema = z
     id: 'Operation',
     examples: [
       {
-        id: 'op_0001',
+        id: 'op_01KB3QB2H0P7D5V9G3S8K4E6MA',
         kind: 'order.cancel',
         status: 'running',
-        target: '/v1/orders/ord_0001',
+        target: '/v1/orders/ord_01KB3Q9Z5X4M8T2R7N6W1Y0C3D',
         created_at: '2026-11-22T10:05:00.000Z',
         completed_at: null,
       },
@@ -104,6 +122,4 @@ const operationSchema = z
 
 export type Order = z.infer<typeof orderSchema>
 export type CreateOrder = z.infer<typeof createOrderSchema>
-export type ReplaceOrder = z.infer<typeof replaceOrderSchema>
-export type PatchOrder = z.infer<typeof patchOrderSchema>
 export type Operation = z.infer<typeof operationSchema>

@@ -1,39 +1,122 @@
-// In-memory storage of orders and operations: the embedded default of the reference service.
-import type { CreateOrder, Operation, Order, PatchOrder, ReplaceOrder } from './schema.ts'
+// Where orders and operations live: the interface the routes use, and the in-memory
+// implementation (the embedded default, one process). orders/postgres-store.ts is the one
+// several instances share.
+import type { IdempotencyStore } from '@api-blocks/idempotency'
+import type { KeysetOrder, PageRequest } from '@api-blocks/pagination'
+import { comparePositions, positionOf, seekArray } from '@api-blocks/pagination'
+import { createIdGenerator } from './id.ts'
+import type { CreateOrder, Operation, Order } from './schema.ts'
 
-export interface OrderStoreOptions {
-  clock?: () => number
+/** The list order: oldest first, ties broken by id (ids are unique, so the order is total). */
+export const LIST_ORDER: KeysetOrder = { keys: ['created_at', 'id'], direction: 'asc' }
+
+/** A page of the list: a forward keyset page in {@link LIST_ORDER}, and the status filter. */
+export interface OrderListQuery {
+  status: Order['status'] | null
+  page: PageRequest
 }
 
-/** Orders kept in insertion order; ids sort in creation order, which keyset paging relies on. */
-export class OrderStore {
+/** What a write of an order sets (the members it leaves out keep their value). */
+export type OrderChanges = Partial<Pick<Order, 'customer' | 'items' | 'note' | 'status'>>
+
+/**
+ * Builds the answer to a write inside the write: the store commits the write only if this
+ * resolves. `idempotencyStore` is the idempotency store bound to the write's transaction (a
+ * store that has one: PostgreSQL), for `completeWith` of the idempotency context, so that the
+ * write and the completed Idempotency-Key record commit together; `undefined` when the store
+ * has none (memory), and then the middleware completes the record after the handler.
+ */
+export type Respond<T, R> = (value: T, idempotencyStore: IdempotencyStore | undefined) => Promise<R>
+
+/** Orders and operations. Every method returns a Promise (a store may be a database). */
+export interface OrderStore {
+  /** Up to `page.limit + 1` orders after `page.after` in {@link LIST_ORDER} (the extra one tells that more follow). */
+  list(query: OrderListQuery): Promise<Order[]>
+  get(id: string): Promise<Order | undefined>
+  /** Creates an order (id, times, version 1) and answers with `respond`, in one write. */
+  create<R>(input: CreateOrder, respond: Respond<Order, R>): Promise<R>
+  /**
+   * Writes `changes` over `current` and bumps the version, if the order is still at
+   * `current.version`; `undefined` when it changed or went since it was read (no write).
+   */
+  update(current: Order, changes: OrderChanges): Promise<Order | undefined>
+  /** Deletes the order if it is still at `current.version`; whether it did. */
+  delete(current: Order): Promise<boolean>
+  /**
+   * Moves an open order to `cancelling` and creates the operation that reports the
+   * cancellation (its `target` the order's path), answering with `respond`, in one write;
+   * `undefined` when the order is gone or no longer open (no write).
+   */
+  cancel<R>(id: string, target: string, respond: Respond<Operation, R>): Promise<R | undefined>
+  /** Ends a cancellation: the order `cancelled` (from `cancelling`), the operation `succeeded`. */
+  finishCancel(orderId: string, operationId: string): Promise<void>
+  getOperation(id: string): Promise<Operation | undefined>
+}
+
+/** Options of {@link MemoryOrderStore}. */
+export interface MemoryOrderStoreOptions {
+  /** Milliseconds since the epoch (default `Date.now`). */
+  clock?: () => number
+  /** Makes ids (default: time-ordered random ids of orders/id.ts). */
+  nextId?: (prefix: string) => string
+}
+
+/**
+ * Orders in memory, kept sorted in {@link LIST_ORDER}: a page is a binary search and a walk of
+ * at most `limit + 1` matching orders (plus the ones the status filter skips).
+ */
+export class MemoryOrderStore implements OrderStore {
   readonly #orders = new Map<string, Order>()
+  /** The orders in LIST_ORDER. */
+  readonly #sorted: Order[] = []
   readonly #operations = new Map<string, Operation>()
   readonly #clock: () => number
-  #sequence = 0
+  readonly #nextId: (prefix: string) => string
 
-  constructor(options: OrderStoreOptions = {}) {
+  constructor(options: MemoryOrderStoreOptions = {}) {
     this.#clock = options.clock ?? Date.now
+    this.#nextId = options.nextId ?? createIdGenerator({ clock: this.#clock })
   }
 
   #now(): string {
     return new Date(this.#clock()).toISOString()
   }
 
-  #nextId(prefix: string): string {
-    this.#sequence += 1
-    return `${prefix}_${this.#sequence.toString().padStart(6, '0')}`
+  /** The index of the first order after `position` in LIST_ORDER. */
+  #indexAfter(position: readonly (string | number | boolean)[]): number {
+    let low = 0
+    let high = this.#sorted.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      const order = this.#sorted[middle] as Order
+      if (comparePositions(positionOf(order, LIST_ORDER), position) <= 0) low = middle + 1
+      else high = middle
+    }
+    return low
   }
 
-  list(): Order[] {
-    return [...this.#orders.values()]
+  async list({ status, page }: OrderListQuery): Promise<Order[]> {
+    if (page.direction !== 'forward' || page.before !== undefined) {
+      // Not what the routes ask; the general (linear) seek answers it all the same.
+      return seekArray(
+        this.#sorted.filter((order) => status === null || order.status === status),
+        page,
+      )
+    }
+    const rows: Order[] = []
+    const start = page.after === undefined ? 0 : this.#indexAfter(page.after)
+    for (let index = start; index < this.#sorted.length && rows.length <= page.limit; index += 1) {
+      const order = this.#sorted[index] as Order
+      if (status === null || order.status === status) rows.push(order)
+    }
+    return rows
   }
 
-  get(id: string): Order | undefined {
+  async get(id: string): Promise<Order | undefined> {
     return this.#orders.get(id)
   }
 
-  create(input: CreateOrder): Order {
+  async create<R>(input: CreateOrder, respond: Respond<Order, R>): Promise<R> {
     const now = this.#now()
     const order: Order = {
       id: this.#nextId('ord'),
@@ -45,44 +128,44 @@ export class OrderStore {
       created_at: now,
       updated_at: now,
     }
-    this.#orders.set(order.id, order)
-    return order
+    this.#put(order)
+    try {
+      return await respond(order, undefined)
+    } catch (error) {
+      this.#remove(order.id) // the write fails with its answer
+      throw error
+    }
   }
 
-  replace(id: string, input: ReplaceOrder): Order | undefined {
-    return this.#update(id, { customer: input.customer, items: input.items, note: input.note })
-  }
-
-  patch(id: string, input: PatchOrder): Order | undefined {
-    const changes: Partial<Order> = {}
-    if (input.customer !== undefined) changes.customer = input.customer
-    if (input.items !== undefined) changes.items = input.items
-    if (input.note !== undefined) changes.note = input.note
-    return this.#update(id, changes)
-  }
-
-  setStatus(id: string, status: Order['status']): Order | undefined {
-    return this.#update(id, { status })
-  }
-
-  #update(id: string, changes: Partial<Order>): Order | undefined {
-    const current = this.#orders.get(id)
-    if (current === undefined) return undefined
+  async update(current: Order, changes: OrderChanges): Promise<Order | undefined> {
+    const stored = this.#orders.get(current.id)
+    if (stored === undefined || stored.version !== current.version) return undefined
     const next: Order = {
-      ...current,
+      ...stored,
       ...changes,
-      version: current.version + 1,
+      version: stored.version + 1,
       updated_at: this.#now(),
     }
-    this.#orders.set(id, next)
+    this.#orders.set(next.id, next)
+    const index = this.#indexAfter(positionOf(next, LIST_ORDER)) - 1
+    this.#sorted[index] = next
     return next
   }
 
-  delete(id: string): boolean {
-    return this.#orders.delete(id)
+  async delete(current: Order): Promise<boolean> {
+    const stored = this.#orders.get(current.id)
+    if (stored === undefined || stored.version !== current.version) return false
+    this.#remove(current.id)
+    return true
   }
 
-  createOperation(target: string): Operation {
+  async cancel<R>(
+    id: string,
+    target: string,
+    respond: Respond<Operation, R>,
+  ): Promise<R | undefined> {
+    const order = this.#orders.get(id)
+    if (order === undefined || order.status !== 'open') return undefined
     const operation: Operation = {
       id: this.#nextId('op'),
       kind: 'order.cancel',
@@ -91,18 +174,40 @@ export class OrderStore {
       created_at: this.#now(),
       completed_at: null,
     }
+    const answer = await respond(operation, undefined)
+    // Written once the answer is built (nothing awaited in between the check and the write).
+    if (this.#orders.get(id)?.status !== 'open') return undefined
+    await this.update(this.#orders.get(id) as Order, { status: 'cancelling' })
     this.#operations.set(operation.id, operation)
-    return operation
+    return answer
   }
 
-  completeOperation(id: string, status: 'succeeded' | 'failed'): void {
-    const operation = this.#operations.get(id)
+  async finishCancel(orderId: string, operationId: string): Promise<void> {
+    const order = this.#orders.get(orderId)
+    if (order?.status === 'cancelling') await this.update(order, { status: 'cancelled' })
+    const operation = this.#operations.get(operationId)
     if (operation !== undefined) {
-      this.#operations.set(id, { ...operation, status, completed_at: this.#now() })
+      this.#operations.set(operationId, {
+        ...operation,
+        status: 'succeeded',
+        completed_at: this.#now(),
+      })
     }
   }
 
-  getOperation(id: string): Operation | undefined {
+  async getOperation(id: string): Promise<Operation | undefined> {
     return this.#operations.get(id)
+  }
+
+  #put(order: Order): void {
+    this.#orders.set(order.id, order)
+    this.#sorted.splice(this.#indexAfter(positionOf(order, LIST_ORDER)), 0, order)
+  }
+
+  #remove(id: string): void {
+    const order = this.#orders.get(id)
+    if (order === undefined) return
+    this.#orders.delete(id)
+    this.#sorted.splice(this.#indexAfter(positionOf(order, LIST_ORDER)) - 1, 1)
   }
 }

@@ -1,0 +1,347 @@
+// Orders and operations in PostgreSQL, shared by every instance of the service. A list page is
+// one index range scan (keyset pagination on (created_at, id), never OFFSET), a write to an
+// order is conditional on the version it was read at, and a create or a cancel commits in one
+// transaction with the completed Idempotency-Key record (completeWith), so a crash between
+// the two cannot make a retry run again.
+import type { IdempotencyStore } from '@api-blocks/idempotency'
+import { keysetSql, quoteIdentifier } from '@api-blocks/pagination'
+import type { Queryable } from '@api-blocks/postgres'
+import { PostgresStoreError } from '@api-blocks/postgres'
+import { createIdGenerator } from './id.ts'
+import type { CreateOrder, Operation, Order } from './schema.ts'
+import type { OrderChanges, OrderListQuery, OrderStore, Respond } from './store.ts'
+
+/** A connection of a pool, for a transaction (`pg.PoolClient`). */
+interface PooledConnection extends Queryable {
+  release(error?: Error | boolean): void
+}
+
+/** A pool that lends connections (`pg.Pool`): transactions need one connection throughout. */
+export interface ConnectionPool extends Queryable {
+  connect(): Promise<PooledConnection>
+}
+
+/** Options of {@link PostgresOrderStore}. */
+export interface PostgresOrderStoreOptions {
+  pool: ConnectionPool
+  /** The schema {@link migrateOrders} created the tables in (default `public`). */
+  schema?: string
+  /**
+   * The idempotency store of the same database (`PostgresIdempotencyStore`): creates and
+   * cancels complete its records in their own transaction, through `withDb`.
+   */
+  idempotencyStore?: { withDb(db: Queryable): IdempotencyStore }
+  /** Milliseconds since the epoch (default `Date.now`). */
+  clock?: () => number
+  /** Makes ids (default: time-ordered random ids of orders/id.ts). */
+  nextId?: (prefix: string) => string
+}
+
+// Times are timestamptz, written from the service's clock (ISO text) and read back in the
+// same ISO form (millisecond precision, UTC), so a cursor's created_at compares exactly.
+const iso = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+const ORDER_COLUMNS = `o.id, o.status, o.customer, o.items, o.note, o.version, ${iso('o.created_at')} AS created_at, ${iso('o.updated_at')} AS updated_at`
+const OPERATION_COLUMNS = `p.id, p.kind, p.status, p.target, ${iso('p.created_at')} AS created_at, ${iso('p.completed_at')} AS completed_at`
+
+/**
+ * Creates the tables and indexes of {@link PostgresOrderStore} if they are missing: one
+ * statement, under a transaction-level advisory lock, so several instances may start at once.
+ * Ids are `COLLATE "C"` so that PostgreSQL orders them byte by byte, as the cursors (and the
+ * memory store) compare them.
+ */
+export async function migrateOrders(
+  db: Queryable,
+  options: { schema?: string } = {},
+): Promise<void> {
+  const schema = quoteIdentifier(options.schema ?? 'public')
+  await db.query(`DO $orders$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('api-blocks.example-service.orders', 0));
+  CREATE SCHEMA IF NOT EXISTS ${schema};
+  CREATE TABLE IF NOT EXISTS ${schema}.orders (
+    id         text COLLATE "C" PRIMARY KEY,
+    status     text NOT NULL CHECK (status IN ('open', 'cancelling', 'cancelled')),
+    customer   text NOT NULL,
+    items      jsonb NOT NULL,
+    note       text,
+    version    integer NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL
+  );
+  -- The list: WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT n, one range scan;
+  -- with the status filter, the second index.
+  CREATE INDEX IF NOT EXISTS orders_created_at_id ON ${schema}.orders (created_at, id);
+  CREATE INDEX IF NOT EXISTS orders_status_created_at_id ON ${schema}.orders (status, created_at, id);
+  CREATE TABLE IF NOT EXISTS ${schema}.order_operations (
+    id           text COLLATE "C" PRIMARY KEY,
+    kind         text NOT NULL,
+    status       text NOT NULL CHECK (status IN ('running', 'succeeded', 'failed')),
+    target       text NOT NULL,
+    order_id     text COLLATE "C" NOT NULL,
+    created_at   timestamptz NOT NULL,
+    completed_at timestamptz
+  );
+END
+$orders$`)
+}
+
+/**
+ * Migrates (see {@link migrateOrders}) and opens the store: what stores.ts calls with its pool
+ * when `DATABASE_URL` is set.
+ */
+export async function openPostgresOrderStore(
+  pool: ConnectionPool,
+  options: Omit<PostgresOrderStoreOptions, 'pool'>,
+): Promise<PostgresOrderStore> {
+  await migrateOrders(pool, options.schema === undefined ? {} : { schema: options.schema })
+  return new PostgresOrderStore({ ...options, pool })
+}
+
+interface OrderRow {
+  id: string
+  status: Order['status']
+  customer: string
+  items: { sku: string; quantity: number }[]
+  note: string | null
+  version: number
+  created_at: string
+  updated_at: string
+}
+
+function orderOf(row: OrderRow): Order {
+  return {
+    id: row.id,
+    status: row.status,
+    customer: row.customer,
+    // jsonb orders object members its own way: the members are put back in schema order.
+    items: row.items.map(({ sku, quantity }) => ({ sku, quantity })),
+    note: row.note,
+    version: row.version,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}
+
+function operationOf(row: Operation): Operation {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    target: row.target,
+    created_at: row.created_at,
+    completed_at: row.completed_at,
+  }
+}
+
+/**
+ * {@link OrderStore} on PostgreSQL (`pg.Pool`). Run {@link migrateOrders} first. A database
+ * failure rejects with `PostgresStoreError` (`QUERY_FAILED`, answered 503); what `respond`
+ * throws (a lost idempotency lease) rolls the write back and propagates as it is.
+ */
+export class PostgresOrderStore implements OrderStore {
+  readonly #pool: ConnectionPool
+  readonly #orders: string
+  readonly #operations: string
+  readonly #idempotency: PostgresOrderStoreOptions['idempotencyStore']
+  readonly #clock: () => number
+  readonly #nextId: (prefix: string) => string
+
+  constructor(options: PostgresOrderStoreOptions) {
+    const schema = quoteIdentifier(options.schema ?? 'public')
+    this.#pool = options.pool
+    this.#orders = `${schema}.orders`
+    this.#operations = `${schema}.order_operations`
+    this.#idempotency = options.idempotencyStore
+    this.#clock = options.clock ?? Date.now
+    this.#nextId = options.nextId ?? createIdGenerator({ clock: this.#clock })
+  }
+
+  #now(): string {
+    return new Date(this.#clock()).toISOString()
+  }
+
+  async list({ status, page }: OrderListQuery): Promise<Order[]> {
+    // Table-qualified columns: ORDER BY "created_at" alone would name the ISO text the SELECT
+    // list makes of it, not the indexed column.
+    const seek = keysetSql(page, {
+      firstParam: status === null ? 1 : 2,
+      columns: { created_at: 'o.created_at', id: 'o.id' },
+    })
+    const filter = status === null ? '' : 'o.status = $1 AND '
+    const rows = await this.#query(
+      'orders.list',
+      this.#pool,
+      `SELECT ${ORDER_COLUMNS} FROM ${this.#orders} o WHERE ${filter}${seek.where}
+ORDER BY ${seek.orderBy} LIMIT ${seek.limit}`,
+      status === null ? seek.params : [status, ...seek.params],
+    )
+    return (rows as OrderRow[]).map(orderOf)
+  }
+
+  async get(id: string): Promise<Order | undefined> {
+    const rows = await this.#query(
+      'orders.get',
+      this.#pool,
+      `SELECT ${ORDER_COLUMNS} FROM ${this.#orders} o WHERE o.id = $1`,
+      [id],
+    )
+    const row = rows[0] as OrderRow | undefined
+    return row === undefined ? undefined : orderOf(row)
+  }
+
+  async create<R>(input: CreateOrder, respond: Respond<Order, R>): Promise<R> {
+    const now = this.#now()
+    return this.#transaction('orders.create', async (db) => {
+      const rows = await this.#query(
+        'orders.create',
+        db,
+        `INSERT INTO ${this.#orders} AS o (id, status, customer, items, note, version, created_at, updated_at)
+VALUES ($1, 'open', $2, $3::jsonb, $4, 1, $5::timestamptz, $5::timestamptz)
+RETURNING ${ORDER_COLUMNS}`,
+        [this.#nextId('ord'), input.customer, JSON.stringify(input.items), input.note ?? null, now],
+      )
+      return respond(orderOf(rows[0] as OrderRow), this.#idempotency?.withDb(db))
+    })
+  }
+
+  async update(current: Order, changes: OrderChanges): Promise<Order | undefined> {
+    const next = { ...current, ...changes }
+    const rows = await this.#query(
+      'orders.update',
+      this.#pool,
+      `UPDATE ${this.#orders} AS o SET customer = $3, items = $4::jsonb, note = $5, status = $6,
+  version = o.version + 1, updated_at = $7::timestamptz
+WHERE o.id = $1 AND o.version = $2
+RETURNING ${ORDER_COLUMNS}`,
+      [
+        current.id,
+        current.version,
+        next.customer,
+        JSON.stringify(next.items),
+        next.note,
+        next.status,
+        this.#now(),
+      ],
+    )
+    const row = rows[0] as OrderRow | undefined
+    return row === undefined ? undefined : orderOf(row)
+  }
+
+  async delete(current: Order): Promise<boolean> {
+    const rows = await this.#query(
+      'orders.delete',
+      this.#pool,
+      `DELETE FROM ${this.#orders} WHERE id = $1 AND version = $2 RETURNING 1 AS done`,
+      [current.id, current.version],
+    )
+    return rows.length === 1
+  }
+
+  async cancel<R>(
+    id: string,
+    target: string,
+    respond: Respond<Operation, R>,
+  ): Promise<R | undefined> {
+    const now = this.#now()
+    return this.#transaction('orders.cancel', async (db) => {
+      const cancelling = await this.#query(
+        'orders.cancel',
+        db,
+        `UPDATE ${this.#orders} SET status = 'cancelling', version = version + 1, updated_at = $2::timestamptz
+WHERE id = $1 AND status = 'open' RETURNING 1 AS done`,
+        [id, now],
+      )
+      if (cancelling.length === 0) return undefined
+      const rows = await this.#query(
+        'orders.cancel',
+        db,
+        `INSERT INTO ${this.#operations} AS p (id, kind, status, target, order_id, created_at)
+VALUES ($1, 'order.cancel', 'running', $2, $3, $4::timestamptz)
+RETURNING ${OPERATION_COLUMNS}`,
+        [this.#nextId('op'), target, id, now],
+      )
+      return respond(operationOf(rows[0] as Operation), this.#idempotency?.withDb(db))
+    })
+  }
+
+  async finishCancel(orderId: string, operationId: string): Promise<void> {
+    const now = this.#now()
+    await this.#transaction('orders.finishCancel', async (db) => {
+      await this.#query(
+        'orders.finishCancel',
+        db,
+        `UPDATE ${this.#orders} SET status = 'cancelled', version = version + 1, updated_at = $2::timestamptz
+WHERE id = $1 AND status = 'cancelling'`,
+        [orderId, now],
+      )
+      await this.#query(
+        'orders.finishCancel',
+        db,
+        `UPDATE ${this.#operations} SET status = 'succeeded', completed_at = $2::timestamptz WHERE id = $1`,
+        [operationId, now],
+      )
+    })
+  }
+
+  async getOperation(id: string): Promise<Operation | undefined> {
+    const rows = await this.#query(
+      'orders.getOperation',
+      this.#pool,
+      `SELECT ${OPERATION_COLUMNS} FROM ${this.#operations} p WHERE p.id = $1`,
+      [id],
+    )
+    const row = rows[0] as Operation | undefined
+    return row === undefined ? undefined : operationOf(row)
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when
+   * it throws (its error propagates unchanged). A connection that fails to roll back is
+   * discarded, never handed to the next request in an unknown state.
+   */
+  async #transaction<R>(operation: string, work: (db: Queryable) => Promise<R>): Promise<R> {
+    let db: PooledConnection
+    try {
+      db = await this.#pool.connect()
+    } catch (cause) {
+      throw this.#failure(operation, cause)
+    }
+    let broken: Error | undefined
+    try {
+      await this.#query(operation, db, 'BEGIN', [])
+      const result = await work(db)
+      await this.#query(operation, db, 'COMMIT', [])
+      return result
+    } catch (error) {
+      await db.query('ROLLBACK').catch((cause: Error) => {
+        broken = cause
+      })
+      throw error
+    } finally {
+      db.release(broken)
+    }
+  }
+
+  async #query(
+    operation: string,
+    db: Queryable,
+    text: string,
+    params: unknown[],
+  ): Promise<unknown[]> {
+    try {
+      return (await db.query(text, params)).rows
+    } catch (cause) {
+      throw this.#failure(operation, cause)
+    }
+  }
+
+  #failure(operation: string, cause: unknown): PostgresStoreError {
+    return new PostgresStoreError(
+      'QUERY_FAILED',
+      operation,
+      `The order store failed (${operation}).`,
+      { cause },
+    )
+  }
+}

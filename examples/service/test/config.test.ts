@@ -1,0 +1,107 @@
+// What several instances must agree on comes from configuration: CURSOR_SECRET (the keys that
+// sign cursors, with rotation) and PUBLIC_URL. Invalid values stop the start with a message.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import { encodeBase64url } from '@api-blocks/core'
+import { describe, expect, test } from 'vitest'
+import { ConfigError, parseCursorKeys, parsePublicUrl } from '../src/config.ts'
+
+const secret = (fill: number, bytes = 32) => encodeBase64url(new Uint8Array(bytes).fill(fill))
+
+describe('CURSOR_SECRET', () => {
+  test('newest first, comma-separated <id>:<base64url secret> entries', () => {
+    const keys = parseCursorKeys(`2026-06:${secret(1)}, 2026-01:${secret(2, 64)}`)
+    expect(keys.map((key) => key.id)).toEqual(['2026-06', '2026-01'])
+    expect(keys[0]?.secret).toEqual(new Uint8Array(32).fill(1))
+    expect(keys[1]?.secret).toEqual(new Uint8Array(64).fill(2))
+  })
+
+  test('invalid values are refused with a message naming the key', () => {
+    const cases: [string, RegExp][] = [
+      ['', /key 1 must be <id>:<secret>/],
+      [secret(1), /key 1 must be <id>:<secret>/],
+      [`k1:${secret(1, 31)}`, /31 bytes; at least 32/],
+      [`k1:${secret(1)}=`, /not unpadded base64url/],
+      [`k1:${secret(1).replace('A', '+')}`, /not unpadded base64url/],
+      [`k1:${secret(1)},k1:${secret(2)}`, /"k1" is used twice/],
+      [`bad id:${secret(1)}`, /the id must be/],
+      [`k1:${secret(1)},`, /key 2 must be/],
+      [Array.from({ length: 9 }, (_, i) => `k${i}:${secret(i)}`).join(','), /at most 8/],
+    ]
+    for (const [text, message] of cases) {
+      let caught: unknown
+      try {
+        parseCursorKeys(text)
+      } catch (error) {
+        caught = error
+      }
+      expect(caught, text).toBeInstanceOf(ConfigError)
+      expect((caught as ConfigError).code).toBe('INVALID_CONFIG')
+      expect((caught as Error).message, text).toMatch(message)
+      // The secret never appears in the message.
+      expect((caught as Error).message).not.toContain(secret(1))
+    }
+  })
+})
+
+test('PUBLIC_URL: an http(s) origin with an optional base path; nothing else', () => {
+  expect(parsePublicUrl('https://api.example.com/')).toBe('https://api.example.com')
+  expect(parsePublicUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080')
+  expect(parsePublicUrl('https://example.com/shop/')).toBe('https://example.com/shop')
+  for (const bad of [
+    'api.example.com',
+    'ftp://x',
+    'https://u:p@x',
+    'https://x/?a=1',
+    'https://x/#f',
+    '',
+  ]) {
+    expect(() => parsePublicUrl(bad), bad).toThrow(ConfigError)
+  }
+})
+
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url))
+
+/** Starts `npm start`'s entry point and collects its output until it exits or prints its banner. */
+async function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--conditions=@api-blocks/source', main], {
+    env: { PATH: process.env['PATH'] ?? '', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString()
+    if (stdout.includes('Try (')) child.kill('SIGTERM')
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const [code] = (await once(child, 'exit')) as [number | null]
+  return { code, stdout, stderr }
+}
+
+describe('npm start', () => {
+  test('an invalid CURSOR_SECRET or PUBLIC_URL stops the start with a clear message', async () => {
+    const bad = await start({ CURSOR_SECRET: 'k1:c2hvcnQ' })
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(
+      /^Invalid configuration: CURSOR_SECRET key 1 \("k1"\): the secret is 5 bytes; at least 32/,
+    )
+    const url = await start({ PUBLIC_URL: 'api.example.com' })
+    expect(url.code).toBe(1)
+    expect(url.stderr).toMatch(/^Invalid configuration: PUBLIC_URL must be an absolute URL/)
+  })
+
+  test('the banner names the key, or warns that a random one is in use', async () => {
+    const configured = await start({
+      CURSOR_SECRET: `2026-06:${secret(7)}`,
+      PUBLIC_URL: 'https://api.example.com',
+    })
+    expect(configured.stdout).toContain('signed with key "2026-06" (CURSOR_SECRET)')
+    expect(configured.stdout).toContain('public:   https://api.example.com')
+    const unset = await start({})
+    expect(unset.stdout).toMatch(/WARNING: CURSOR_SECRET is not set/)
+  })
+})
