@@ -19,7 +19,15 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { execFile, execFileSync, spawn } from 'node:child_process'
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs'
 import { createConnection, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -140,9 +148,17 @@ async function launchServer(
   const log = () => output.slice(-4000)
 
   const signal = (name: NodeJS.Signals) => {
-    // The negative pid names the process group: PostgreSQL's backends and workers with it.
-    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      process.kill(-child.pid, name)
+    const pid = child?.pid
+    if (pid === undefined || child?.exitCode !== null || child.signalCode !== null) return
+    // The process group, and every descendant: PostgreSQL's backends leave the group (each
+    // calls setsid()), and a pause must stop them too.
+    process.kill(-pid, name)
+    for (const descendant of descendantsOf(pid)) {
+      try {
+        process.kill(descendant, name)
+      } catch {
+        // Gone meanwhile.
+      }
     }
   }
   const killNow = () => {
@@ -229,6 +245,33 @@ async function launchServer(
   }
 }
 
+/** The processes below `pid`, from /proc (Linux): children, their children, and so on. */
+function descendantsOf(pid: number): number[] {
+  const parents = new Map<number, number[]>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      const siblings = parents.get(ppid) ?? []
+      siblings.push(Number(entry))
+      parents.set(ppid, siblings)
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = []
+  const queue = [pid]
+  while (queue.length > 0) {
+    for (const childPid of parents.get(queue.shift() as number) ?? []) {
+      found.push(childPid)
+      queue.push(childPid)
+    }
+  }
+  return found
+}
+
 function groupAlive(pid: number | undefined): boolean {
   if (pid === undefined) return false
   try {
@@ -290,7 +333,7 @@ export async function startRedis(): Promise<TestServer> {
 
 /**
  * Initialises a PostgreSQL cluster in a temporary directory and starts it on a free port
- * (fsync off: a test database). Connect as `postgres` without a password.
+ * (fsync off: a test database that survives a killed server, not a crashed machine). Connect as `postgres` without a password.
  *
  * @example
  * ```ts
@@ -329,8 +372,6 @@ export async function startPostgres(): Promise<TestServer> {
         `unix_socket_directories=${sockets}`,
         '-c',
         'fsync=off',
-        '-c',
-        'synchronous_commit=off',
         '-c',
         'full_page_writes=off',
         '-c',
