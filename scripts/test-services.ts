@@ -7,7 +7,7 @@
  * it if the test process itself is killed.
  *
  * Redis comes from `redis-server` on PATH (keeping nothing on disk). PostgreSQL comes from
- * `pg_config --bindir`, else `/usr/lib/postgresql/<version>/bin` (override with `PG_BIN`):
+ * `PG_BIN`, else the newest `/usr/lib/postgresql/<version>/bin`, else `/usr/local/pgsql/bin`:
  * `initdb` into a temporary directory, then `postgres` on it, with trust authentication for
  * the `postgres` user. PostgreSQL refuses to run as root, so under root both run as the
  * `postgres` system user (the directory is handed to it).
@@ -64,15 +64,11 @@ function which(command: string): string | undefined {
 function postgresBin(): string | undefined {
   const candidates: string[] = []
   if (process.env['PG_BIN']) candidates.push(process.env['PG_BIN'])
-  try {
-    candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim())
-  } catch {
-    // No pg_config on PATH.
-  }
   if (existsSync('/usr/lib/postgresql')) {
     const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))
     for (const version of versions) candidates.push(`/usr/lib/postgresql/${version}/bin`)
   }
+  candidates.push('/usr/local/pgsql/bin')
   return candidates.find(
     (dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'postgres')),
   )
