@@ -1,14 +1,13 @@
 // Where the service keeps shared state. Embedded defaults (memory) unless REDIS_URL or
 // DATABASE_URL is set; then several instances behind a load balancer share idempotency
-// records (and, on Redis, rate-limit state; on PostgreSQL, the orders), which is how the
-// service grows past one machine.
+// records (and, on Redis, rate-limit state), which is how the service grows past one machine.
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
 import type { RateLimitStore } from '@api-blocks/rate-limit'
-import { RedisIdempotencyStore, RedisRateLimitStore } from '@api-blocks/redis'
+import { RedisIdempotencyStore, RedisRateLimitStore, reconnectBackoff } from '@api-blocks/redis'
 import pg from 'pg'
 import { createClient } from 'redis'
-import { openPostgresOrderStore } from './orders/postgres-store.ts'
+import { migrateOrders, PostgresOrderStore } from './orders/postgres-store.ts'
 import type { OrderStore } from './orders/store.ts'
 
 export interface SharedStores {
@@ -29,15 +28,85 @@ export interface StoreEnvironment {
   REDIS_PREFIX?: string | undefined
   /** PostgreSQL schema of the tables (default `public`). */
   DATABASE_SCHEMA?: string | undefined
+  /**
+   * Redis connect timeout and command queue timeout, in milliseconds (default 500). The blocks
+   * bound each request's wait on their own (`storeTimeoutMs`); this bounds the client's.
+   */
+  REDIS_TIMEOUT_MS?: string | undefined
+  /**
+   * PostgreSQL connection timeout and `statement_timeout`, in milliseconds (default 1000); a
+   * query that has no answer 500 ms after that (`query_timeout`) closes its connection.
+   */
+  DATABASE_TIMEOUT_MS?: string | undefined
 }
+
+/**
+ * Where store failures are written: a pino logger fits (`error(obj, msg)` and the like), and
+ * so does anything with these three methods. Each entry's object carries the `err` and which
+ * `store` it concerns.
+ */
+export interface StoreLogger {
+  error(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  info(obj: object, msg: string): void
+}
+
+/** Options of {@link openStores}. */
+export interface OpenStoresOptions {
+  /** Where store failures and reconnections are written (default: one console line each). */
+  logger?: StoreLogger
+}
+
+const consoleLogger: StoreLogger = {
+  error: (obj, msg) => console.error(msg, describe(obj)),
+  warn: (obj, msg) => console.error(msg, describe(obj)),
+  info: (obj, msg) => console.log(msg, describe(obj)),
+}
+
+function describe(obj: object): string {
+  const { err } = obj as { err?: unknown }
+  return err instanceof Error ? err.message : ''
+}
+
+function milliseconds(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback
+  const parsed = Number(value)
+  if (!Number.isInteger(parsed) || parsed <= 0) {
+    throw new RangeError(`${name} must be a whole number of milliseconds > 0, got "${value}"`)
+  }
+  return parsed
+}
+
+/** Waits for `promise` at most `ms` (a close that a hung server would never finish). */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([
+    promise.catch(() => {}),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms)
+    }),
+  ])
+  clearTimeout(timer)
+}
+
+// Before the client was ever ready, it gives up after this many attempts, so that a service
+// pointed at a server it cannot reach fails at start-up rather than waiting for ever.
+const STARTUP_CONNECT_ATTEMPTS = 5
 
 /**
  * Opens the stores the environment names. With both set, idempotency records go to
  * PostgreSQL (durable; one statement per operation) and rate limits to Redis; rate limits
  * live in Redis only, since limiter state is hot, short-lived and needs no durability
- * (docs/stores.md). Fails (rejects) when a named server cannot be reached.
+ * (docs/stores.md). Fails (rejects) when a named server cannot be reached at start-up; once
+ * running, a server that hangs or goes away costs each request a bounded wait (the clients'
+ * timeouts and the blocks' `storeTimeoutMs`), and the clients reconnect with backoff when it
+ * returns (docs/operations.md, "When a store fails").
  */
-export async function openStores(env: StoreEnvironment): Promise<SharedStores> {
+export async function openStores(
+  env: StoreEnvironment,
+  options: OpenStoresOptions = {},
+): Promise<SharedStores> {
+  const logger = options.logger ?? consoleLogger
   const closers: (() => Promise<unknown>)[] = []
   const stores: SharedStores = {
     description: 'in memory (set REDIS_URL or DATABASE_URL to share state between instances)',
@@ -46,40 +115,114 @@ export async function openStores(env: StoreEnvironment): Promise<SharedStores> {
     },
   }
   const parts: string[] = []
-  if (env.DATABASE_URL) {
-    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 10 })
-    // A broken connection in the pool must not crash the process; queries report it (503).
-    pool.on('error', (error) => console.error('postgres pool:', error.message))
-    closers.push(() => pool.end())
-    const schema = env.DATABASE_SCHEMA ?? 'public'
-    await migrate(pool, { schema })
-    const store = new PostgresIdempotencyStore({ db: pool, schema })
-    stores.idempotencyStore = store
-    // Orders too: every instance sees every order, and a create commits with its record.
-    stores.orderStore = await openPostgresOrderStore(pool, { schema, idempotencyStore: store })
-    // Expiry by a sweep: records past their 24-hour retention are deleted every minute.
-    const sweep = setInterval(() => {
-      store.sweepExpired(Date.now()).catch((error: Error) => console.error('sweep:', error.message))
-    }, 60_000)
-    sweep.unref()
-    closers.push(async () => clearInterval(sweep))
-    parts.push('orders and idempotency records in PostgreSQL')
-  }
-  if (env.REDIS_URL) {
-    const client = createClient({ url: env.REDIS_URL })
-    client.on('error', (error: Error) => console.error('redis client:', error.message))
-    await client.connect()
-    closers.push(() => client.close())
-    const prefix = env.REDIS_PREFIX ?? 'api-blocks:'
-    stores.rateLimitStore = new RedisRateLimitStore({ client, prefix: `${prefix}rate-limit:` })
-    if (!stores.idempotencyStore) {
-      stores.idempotencyStore = new RedisIdempotencyStore({
-        client,
-        prefix: `${prefix}idempotency:`,
+  try {
+    if (env.DATABASE_URL) {
+      const timeout = milliseconds(env.DATABASE_TIMEOUT_MS, 1_000, 'DATABASE_TIMEOUT_MS')
+      const schema = env.DATABASE_SCHEMA ?? 'public'
+      // Migrations on a connection of their own, without the pool's statement timeout: a
+      // migration may wait for another instance's (an advisory lock).
+      const admin = new pg.Client({
+        connectionString: env.DATABASE_URL,
+        connectionTimeoutMillis: 10 * timeout,
       })
-      parts.push('idempotency records in Redis')
+      await admin.connect()
+      try {
+        await migrate(admin, { schema })
+        await migrateOrders(admin, { schema })
+      } finally {
+        await admin.end()
+      }
+      const pool = new pg.Pool({
+        connectionString: env.DATABASE_URL,
+        max: 10,
+        // A connection (from the pool or a new one) within this, or the query fails.
+        connectionTimeoutMillis: timeout,
+        // Server side: a statement running longer is cancelled.
+        statement_timeout: timeout,
+        // Client side: a query with no answer at all (a paused server, a cut network) fails,
+        // and its connection is closed rather than given back.
+        query_timeout: timeout + 500,
+        idleTimeoutMillis: 30_000,
+        keepAlive: true,
+      })
+      // A connection that breaks while idle in the pool must not crash the process; the pool
+      // drops it, and queries report failures themselves (503).
+      pool.on('error', (error) =>
+        logger.warn({ err: error, store: 'postgres' }, 'postgres: idle connection lost'),
+      )
+      closers.push(() => within(pool.end(), 2_000))
+      const store = new PostgresIdempotencyStore({ db: pool, schema })
+      stores.idempotencyStore = store
+      // Orders too: every instance sees every order, and a create commits with its record.
+      stores.orderStore = new PostgresOrderStore({ pool, schema, idempotencyStore: store })
+      // Expiry by a sweep: records past their 24-hour retention are deleted every minute.
+      const sweep = setInterval(() => {
+        store
+          .sweepExpired(Date.now() - 60_000)
+          .catch((error: Error) =>
+            logger.error({ err: error, store: 'postgres' }, 'postgres: idempotency sweep failed'),
+          )
+      }, 60_000)
+      sweep.unref()
+      closers.push(async () => clearInterval(sweep))
+      parts.push('orders and idempotency records in PostgreSQL')
     }
-    parts.push('rate limits in Redis')
+    if (env.REDIS_URL) {
+      const timeout = milliseconds(env.REDIS_TIMEOUT_MS, 500, 'REDIS_TIMEOUT_MS')
+      let ready = false
+      const backoff = reconnectBackoff({ baseMs: 50, maxMs: 2_000 })
+      const client = createClient({
+        url: env.REDIS_URL,
+        socket: {
+          connectTimeout: timeout,
+          // No byte from the server for 5 s (PINGs included) closes the connection, and the
+          // client reconnects: what ends a hung connection when no request is writing to it.
+          socketTimeout: 5_000,
+          // Capped exponential backoff with jitter, for ever once the client was ready (also
+          // after a socket timeout, where node-redis's default gives up).
+          reconnectStrategy: (retries: number, cause: Error) =>
+            !ready && retries >= STARTUP_CONNECT_ATTEMPTS ? cause : backoff(retries),
+        },
+        pingInterval: 1_000,
+        // While disconnected, commands fail at once instead of queueing until a reconnect.
+        disableOfflineQueue: true,
+        // Commands waiting for a hung server are bounded in number…
+        commandsQueueMaxLength: 1_000,
+        // …and in time, until they are written (the blocks bound the wait for the answer).
+        commandOptions: { timeout },
+      })
+      let failing = false
+      client.on('error', (error: Error) => {
+        // One line per failure spell (it repeats on every reconnect attempt), then one when back.
+        if (failing) return
+        failing = true
+        logger.error({ err: error, store: 'redis' }, 'redis: connection failed, reconnecting')
+      })
+      client.on('ready', () => {
+        if (failing) logger.info({ store: 'redis' }, 'redis: connection ready again')
+        failing = false
+        ready = true
+      })
+      await client.connect()
+      // Gracefully (pending commands answered), unless the server hangs: then at once.
+      closers.push(async () => {
+        await within(client.close(), 2_000)
+        client.destroy()
+      })
+      const prefix = env.REDIS_PREFIX ?? 'api-blocks:'
+      stores.rateLimitStore = new RedisRateLimitStore({ client, prefix: `${prefix}rate-limit:` })
+      if (!stores.idempotencyStore) {
+        stores.idempotencyStore = new RedisIdempotencyStore({
+          client,
+          prefix: `${prefix}idempotency:`,
+        })
+        parts.push('idempotency records in Redis')
+      }
+      parts.push('rate limits in Redis')
+    }
+  } catch (error) {
+    await stores.close().catch(() => {})
+    throw error
   }
   if (parts.length > 0) stores.description = parts.join(', ')
   return stores

@@ -47,6 +47,14 @@ export {
   setContext,
   sharedContextKey,
 } from './context.ts'
+export type {
+  StoreBreakerOptions,
+  StoreBreakerState,
+  StoreGuard,
+  StoreGuardErrorCode,
+  StoreGuardOptions,
+} from './deadline.ts'
+export { StoreGuardError, storeGuard, withDeadline } from './deadline.ts'
 export type { ApiBlocksErrorOptions, ProblemDetails, ProblemSource } from './error.ts'
 export { ApiBlocksError, isProblemSource } from './error.ts'
 export type { BodyInitLike, Handler, HeadersInitLike, Middleware } from './handler.ts'

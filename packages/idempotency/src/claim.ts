@@ -5,11 +5,13 @@
  * - `mismatch` → 409, or 422 in the `ietf` profile (§2.2, §2.7; docs/spec.md §4.3 rule 6);
  * - `in-flight` → 409 with Retry-After (§2.6, §2.7).
  *
- * A store that fails on `claim` gives 503 and nothing runs (fail closed: running the handler
- * unprotected could repeat a side effect).
+ * A store that fails on `claim`, or does not answer it within `storeTimeoutMs`, gives 503 with
+ * Retry-After and nothing runs (fail closed: running the handler unprotected could repeat a
+ * side effect). While the breaker knows the store is down, that answer comes at once.
  *
  * @module
  */
+import { StoreGuardError, withDeadline } from '@api-blocks/core'
 import { IdempotencyError } from './error.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { PreparedRequest } from './prepare.ts'
@@ -53,21 +55,52 @@ async function claimOnce(
   owner: string,
 ): Promise<IdempotencyClaimResult> {
   const { storeKey } = prepared
+  const { store, storeGuard } = config
+  let pending: Promise<IdempotencyClaimResult> | undefined
   try {
-    return await config.store.claim(storeKey, {
-      fingerprint: prepared.fingerprint,
-      owner,
-      leaseMs: config.leaseMs,
-      now: config.clock(),
-      scope: prepared.scope,
-    })
+    // Within storeTimeoutMs, and not at all while the breaker knows the store is down.
+    return await storeGuard.run(
+      () =>
+        (pending = store.claim(storeKey, {
+          fingerprint: prepared.fingerprint,
+          owner,
+          leaseMs: config.leaseMs,
+          now: config.clock(),
+          scope: prepared.scope,
+        })),
+    )
   } catch (error) {
+    // A claim that lands after the deadline holds the key for nothing: the client was told
+    // 503 and will retry, and must not then be refused as in flight until the lease ends.
+    if (pending !== undefined && error instanceof StoreGuardError) {
+      pending.then(
+        (late) => {
+          if (late.state === 'claimed') void releaseLate(config, storeKey, owner)
+        },
+        () => {},
+      )
+    }
     config.emit?.({ type: 'store-error', storeKey, operation: 'claim', error })
     throw new IdempotencyError(
       'STORE_UNAVAILABLE',
       'The idempotency store is unavailable; the request was not processed. Retry later.',
-      { cause: error },
+      // RFC 9110 §10.2.3: when the breaker lets the store be tried again (at least 1 s).
+      { cause: error, retryAfter: storeGuard.retryAfterSeconds() },
     )
+  }
+}
+
+/** Releases a claim that landed after its request was answered 503; never throws. */
+async function releaseLate(
+  config: ResolvedOptions,
+  storeKey: string,
+  owner: string,
+): Promise<void> {
+  try {
+    await withDeadline(config.store.release(storeKey, owner), config.storeTimeoutMs)
+  } catch (error) {
+    // The claim stays until its lease ends; then a retry executes.
+    config.emit?.({ type: 'store-error', storeKey, operation: 'release', error })
   }
 }
 

@@ -42,7 +42,10 @@ export type IdempotencyErrorCode =
   | 'BODY_TOO_LARGE'
   /** 400 `bad-request`: the body could not be read (the client hung up, a malformed Content-Length). */
   | 'BODY_UNREADABLE'
-  /** 503 `service-unavailable`: the idempotency store failed; nothing was executed. */
+  /**
+   * 503 `service-unavailable` with `Retry-After`: the idempotency store failed or did not
+   * answer in time (`storeTimeoutMs`); nothing was executed.
+   */
   | 'STORE_UNAVAILABLE'
 
 function problemOf(code: IdempotencyErrorCode, detail: string, extra: Extra): ProblemDetails {
@@ -93,7 +96,10 @@ interface Extra {
 export interface IdempotencyErrorOptions extends ErrorOptions {
   /** The status of an `IDEMPOTENCY_KEY_REUSED` problem when not the catalog's 409 (the `ietf` profile: 422). */
   status?: number
-  /** Seconds a client should wait, for `IDEMPOTENCY_KEY_IN_FLIGHT` and `IDEMPOTENCY_LEASE_LOST` (default 1). */
+  /**
+   * Seconds a client should wait, for `IDEMPOTENCY_KEY_IN_FLIGHT`, `IDEMPOTENCY_LEASE_LOST`
+   * and `STORE_UNAVAILABLE` (default 1).
+   */
   retryAfter?: number
   /** The body limit, for `BODY_TOO_LARGE`. */
   maxBytes?: number
@@ -102,7 +108,8 @@ export interface IdempotencyErrorOptions extends ErrorOptions {
 /**
  * A refused idempotent request. It is an `ApiBlocksError` (through `ProblemError`), so every
  * adapter (and `errorToProblemResponse`) answers it as its problem; `headers` holds the
- * response header fields that go with it (`Retry-After` for a duplicate in flight).
+ * response header fields that go with it (`Retry-After` for a duplicate in flight and a store
+ * that is down).
  * `instanceof` holds across duplicate installs of this package.
  *
  * @example
@@ -119,7 +126,10 @@ export class IdempotencyError extends ProblemError {
   static override readonly kind: string = 'idempotency.IdempotencyError'
   /** What went wrong (see {@link IdempotencyErrorCode}). */
   declare readonly code: IdempotencyErrorCode
-  /** Header fields to send with the problem (`Retry-After` for a duplicate in flight and a lost lease). */
+  /**
+   * Header fields to send with the problem: `Retry-After` for a duplicate in flight, a lost
+   * lease and a store that is unavailable.
+   */
   readonly headers: Readonly<Record<string, string>>
 
   constructor(code: IdempotencyErrorCode, detail: string, options?: IdempotencyErrorOptions) {
@@ -130,8 +140,11 @@ export class IdempotencyError extends ProblemError {
     super(problemOf(code, detail, extra), { code, cause: options?.cause })
     // The message says what happened, for logs, even where the problem says nothing (a 500).
     this.message = detail
+    // RFC 9110 §10.2.3: Retry-After with a 409 in flight and with a 503 (§15.6.4).
     this.headers =
-      code === 'IDEMPOTENCY_KEY_IN_FLIGHT' || code === 'IDEMPOTENCY_LEASE_LOST'
+      code === 'IDEMPOTENCY_KEY_IN_FLIGHT' ||
+      code === 'IDEMPOTENCY_LEASE_LOST' ||
+      code === 'STORE_UNAVAILABLE'
         ? { 'retry-after': String(extra.retryAfter ?? 1) }
         : {}
   }

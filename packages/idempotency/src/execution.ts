@@ -18,6 +18,7 @@ import {
   readAhead,
   restoreBody,
   wholeBodyOf,
+  withDeadline,
 } from '@api-blocks/core'
 import type { IdempotencyContext } from './context.ts'
 import { bindIdempotencyContext } from './context.ts'
@@ -120,11 +121,14 @@ class Execution implements IdempotencyContext {
     const { storeKey } = this
     let recorded: boolean
     try {
-      recorded = await config.store.checkpoint(storeKey, this.#owner, {
-        recoveryPoint: point,
-        retentionMs: config.retentionMs,
-        now: config.clock(),
-      })
+      recorded = await withDeadline(
+        config.store.checkpoint(storeKey, this.#owner, {
+          recoveryPoint: point,
+          retentionMs: config.retentionMs,
+          now: config.clock(),
+        }),
+        config.storeTimeoutMs,
+      )
     } catch (error) {
       config.emit?.({ type: 'store-error', storeKey, operation: 'checkpoint', error })
       throw new IdempotencyError('STORE_UNAVAILABLE', 'The idempotency store is unavailable.', {
@@ -263,11 +267,16 @@ async function complete(
   const { emit } = config
   let stored: boolean
   try {
-    stored = await config.store.complete(storeKey, owner, {
-      response,
-      retentionMs: config.retentionMs,
-      now: config.clock(),
-    })
+    // Not behind the breaker: the handler has run, and storing its answer is what keeps a
+    // retry from running it again, so it is always tried, within the deadline.
+    stored = await withDeadline(
+      config.store.complete(storeKey, owner, {
+        response,
+        retentionMs: config.retentionMs,
+        now: config.clock(),
+      }),
+      config.storeTimeoutMs,
+    )
   } catch (error) {
     emit?.({ type: 'store-error', storeKey, operation: 'complete', error })
     return
@@ -288,7 +297,10 @@ async function release(
 ): Promise<void> {
   const { emit } = config
   try {
-    const released = await config.store.release(storeKey, owner)
+    const released = await withDeadline(
+      config.store.release(storeKey, owner),
+      config.storeTimeoutMs,
+    )
     emit?.(
       released
         ? { type: 'released', storeKey, reason }

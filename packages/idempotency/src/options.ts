@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { StoreBreakerOptions, StoreGuard } from '@api-blocks/core'
+import { storeGuard } from '@api-blocks/core'
 import type { IdempotencyErrorCode } from './error.ts'
 import type { FingerprintEncoding } from './fingerprint.ts'
 import { defaultScope } from './scope.ts'
@@ -153,6 +155,21 @@ export interface IdempotencyOptions {
    * `timeoutMs` has passed (then 409). Default: answer at once.
    */
   waitForInFlight?: { readonly timeoutMs: number; readonly pollMs: number }
+  /**
+   * The longest wait for one store operation, in milliseconds (default 1,000). A claim the
+   * store has not answered by then is a store failure: 503 `service-unavailable` with
+   * `Retry-After`, and the handler does not run (if the claim lands later, it is released, so
+   * that the retry is not refused as in flight). A `complete` or `release` that has not answered
+   * by then is given up (reported as a `store-error`), and the response goes out.
+   */
+  storeTimeoutMs?: number
+  /**
+   * The circuit breaker in front of `claim` (default `{ failureThreshold: 5, cooldownMs: 1000
+   * }`): after that many failed claims in a row, keyed requests are answered 503 at once,
+   * without calling the store, for `cooldownMs`; then one request probes it. `false`: every
+   * keyed request tries the store (and waits up to `storeTimeoutMs`).
+   */
+  storeBreaker?: StoreBreakerOptions | false
   /** The longest Retry-After of a 409 in flight, in seconds (default 1; at most the lease left). */
   retryAfterSeconds?: number
   /** Milliseconds since the epoch (default `Date.now`). */
@@ -219,6 +236,9 @@ export interface ResolvedOptions {
   sleep: (ms: number) => Promise<void>
   generateOwner: () => string
   problemBase: string | undefined
+  storeTimeoutMs: number
+  /** The deadline and breaker of the claims (`storeTimeoutMs`, `storeBreaker`). */
+  storeGuard: StoreGuard
   /** Calls `onEvent`; `undefined` without one, so `emit?.({ … })` builds no event for no one. */
   emit: ((event: IdempotencyEvent) => void) | undefined
 }
@@ -240,6 +260,8 @@ export function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
     throw new TypeError('idempotency(): `scope` is a string or a function of the request')
   }
   const wait = options.waitForInFlight
+  const clock = options.clock ?? Date.now
+  const storeTimeoutMs = positive('storeTimeoutMs', options.storeTimeoutMs ?? 1_000, false)
   return {
     store,
     scope: typeof scope === 'string' ? () => scope : scope,
@@ -263,10 +285,16 @@ export function resolveOptions(options: IdempotencyOptions): ResolvedOptions {
             pollMs: positive('waitForInFlight.pollMs', wait.pollMs, false),
           },
     retryAfterSeconds: positive('retryAfterSeconds', options.retryAfterSeconds ?? 1),
-    clock: options.clock ?? Date.now,
+    clock,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     generateOwner: options.generateOwner ?? ownerTokens(),
     problemBase: options.problemBase,
+    storeTimeoutMs,
+    storeGuard: storeGuard({
+      timeoutMs: storeTimeoutMs,
+      breaker: options.storeBreaker ?? {},
+      clock,
+    }),
     emit:
       onEvent === undefined
         ? undefined

@@ -357,6 +357,99 @@ describe('rateLimit without onEvent: store errors go to console.error, at most o
   })
 })
 
+describe('a store that hangs (storeTimeoutMs, storeBreaker)', () => {
+  /** A store that never answers (a paused Redis), counting the calls it gets. */
+  function hangingStore() {
+    let calls = 0
+    let hanging = true
+    const memory = new MemoryRateLimitStore()
+    const store: RateLimitStore = {
+      consume: (check) => {
+        calls++
+        return hanging ? new Promise(() => {}) : memory.consume(check)
+      },
+      reset: (key) => memory.reset(key),
+    }
+    return {
+      store,
+      calls: () => calls,
+      recover: () => {
+        hanging = false
+      },
+    }
+  }
+
+  test('MUST answer within storeTimeoutMs: fail-open passes the request and reports STORE_TIMEOUT', async () => {
+    const { store } = hangingStore()
+    const { limit, events } = setup({ store, onStoreError: 'fail-open', storeTimeoutMs: 20 })
+    const response = await limit(request(), ok)
+    expect(response.status).toBe(200)
+    expect(response.headers.has('ratelimit-limit')).toBe(false)
+    expect(events).toMatchObject([
+      {
+        type: 'store-error',
+        code: 'STORE_UNAVAILABLE',
+        action: 'fail-open',
+        error: { code: 'STORE_TIMEOUT' },
+      },
+    ])
+  })
+
+  test('fail-closed answers a hung store with 503 service-unavailable and Retry-After', async () => {
+    const { store } = hangingStore()
+    const { limit } = setup({ store, onStoreError: 'fail-closed', storeTimeoutMs: 20 })
+    const response = await limit(request(), ok)
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('1')
+    expect(problems.serviceUnavailable.is(await response.json())).toBe(true)
+  })
+
+  test('MUST NOT call a store known to be down: the breaker opens, requests pass at once, one probe after the cooldown', async () => {
+    const hung = hangingStore()
+    const { limit, clock, events } = setup({
+      store: hung.store,
+      onStoreError: 'fail-open',
+      storeTimeoutMs: 20,
+      storeBreaker: { failureThreshold: 2, cooldownMs: 3_000 },
+    })
+    for (let i = 0; i < 2; i++) expect((await limit(request(), ok)).status).toBe(200)
+    expect(hung.calls()).toBe(2)
+    // Open: ten requests pass without a store call.
+    for (let i = 0; i < 10; i++) expect((await limit(request(), ok)).status).toBe(200)
+    expect(hung.calls()).toBe(2)
+    expect(events.at(-1)).toMatchObject({
+      type: 'store-error',
+      action: 'fail-open',
+      error: { code: 'STORE_CIRCUIT_OPEN' },
+    })
+    // The store comes back; after the cooldown one request probes it and closes the breaker.
+    hung.recover()
+    clock.now += 3_000
+    const probe = await limit(request(), ok)
+    expect(probe.headers.get('ratelimit-remaining')).toBe('1')
+    expect(hung.calls()).toBe(3)
+    expect((await limit(request(), ok)).headers.get('ratelimit-remaining')).toBe('0')
+    expect(hung.calls()).toBe(4)
+  })
+
+  test('fail-closed while the breaker is open: 503 with the cooldown left as Retry-After', async () => {
+    const { limit, clock } = setup({
+      store: brokenStore,
+      onStoreError: 'fail-closed',
+      storeBreaker: { failureThreshold: 1, cooldownMs: 5_000 },
+    })
+    expect((await limit(request(), ok)).status).toBe(503)
+    clock.now += 1_000
+    const response = await limit(request(), ok)
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('4')
+  })
+
+  test('refuses a storeTimeoutMs that is not positive', () => {
+    expect(() => setup({ storeTimeoutMs: 0 })).toThrow(RangeError)
+  })
+})
+
 describe('rateLimitedResponse', () => {
   test('without a possible wait there is no Retry-After, and the detail says so', async () => {
     const response = rateLimitedResponse({

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { Middleware } from '@api-blocks/core'
+import type { Middleware, StoreBreakerOptions } from '@api-blocks/core'
+import { storeGuard } from '@api-blocks/core'
 import { errorResponse } from '@api-blocks/http'
 import type { ProblemResponseOptions } from '@api-blocks/problem-details'
 import { problems, toProblemResponse } from '@api-blocks/problem-details'
@@ -122,6 +123,22 @@ export interface RateLimitOptions {
   /** Problem serialisation options of the 429 and the 503 (the `type` base, the language). */
   problem?: RateLimitProblemOptions
   /**
+   * The longest wait for the store, in milliseconds (default 200). A store that has not
+   * answered by then counts as failed: the request is handled as `onStoreError` says (it
+   * passes, by default) and the failure is reported with a `StoreGuardError` of
+   * `@api-blocks/core` (`STORE_TIMEOUT`) as its `error`. A healthy Redis answers within a
+   * millisecond; this bounds what a paused or unreachable one costs each request.
+   */
+  storeTimeoutMs?: number
+  /**
+   * The circuit breaker in front of the store (default `{ failureThreshold: 5, cooldownMs:
+   * 1000 }`): after that many failures in a row the store is not called for `cooldownMs`, and
+   * every request is handled as `onStoreError` says at once (reported with `STORE_CIRCUIT_OPEN`);
+   * then one request probes it. `false`: every request tries the store (and waits up to
+   * `storeTimeoutMs`).
+   */
+  storeBreaker?: StoreBreakerOptions | false
+  /**
    * Observes rejections and store errors. Errors thrown here are ignored. Without it, store
    * errors are written with `console.error`, at most once a minute (by `clock`) per middleware,
    * the first error of the minute in full and a count of the others; rejections are not
@@ -129,6 +146,9 @@ export interface RateLimitOptions {
    */
   onEvent?: (event: RateLimitEvent) => void
 }
+
+/** The default `storeTimeoutMs`. */
+const DEFAULT_STORE_TIMEOUT_MS = 200
 
 /** How often, at most, the default report writes a store error to the console. */
 const STORE_ERROR_REPORT_INTERVAL_MS = 60_000
@@ -167,8 +187,9 @@ function consoleStoreErrorReport(clock: () => number): (event: RateLimitEvent) =
  * (merged, never overwriting fields an inner layer set). What the handler throws is answered
  * as its problem (`errorResponse` of `@api-blocks/http`: the options and `onError` of
  * `requestId()`) and keeps the fields too. A denied request is answered 429 with the
- * `quota-exceeded` problem and is not charged. When the store fails, the request passes
- * (`onStoreError: 'fail-open'`, the default) and the failure is reported.
+ * `quota-exceeded` problem and is not charged. When the store fails or does not answer within
+ * `storeTimeoutMs`, the request passes (`onStoreError: 'fail-open'`, the default) and the
+ * failure is reported; while the store is known to be down (the breaker is open), at once.
  *
  * @example
  * ```ts
@@ -190,7 +211,19 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   }
   if (typeof options.key !== 'function') throw new TypeError('rateLimit(): key must be a function')
   const clock = options.clock ?? Date.now
-  const limiter = createRateLimiter({ store: options.store, policies: options.policies, clock })
+  // The limiter is in front of every route: whatever the store does, a request waits for it
+  // at most storeTimeoutMs, and not at all while the breaker knows it is down.
+  const guard = storeGuard({
+    timeoutMs: options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS,
+    breaker: options.storeBreaker ?? {},
+    clock,
+  })
+  const { store } = options
+  const guarded: RateLimitStore = {
+    consume: (check) => guard.run(() => store.consume(check)),
+    reset: (key) => guard.run(() => store.reset(key)),
+  }
+  const limiter = createRateLimiter({ store: guarded, policies: options.policies, clock })
   const onEvent = options.onEvent ?? consoleStoreErrorReport(clock)
   const emit = (event: RateLimitEvent): void => {
     try {
@@ -216,7 +249,12 @@ export function rateLimit(options: RateLimitOptions): Middleware {
         action: onStoreError,
       })
       if (onStoreError === 'fail-open') return next(request)
-      return toProblemResponse(error.toProblem(), { ...problem, request })
+      // RFC 9110 §10.2.3: when the store may be back (the breaker's cooldown, at least 1 s).
+      return toProblemResponse(error.toProblem(), {
+        ...problem,
+        request,
+        headers: { 'retry-after': String(guard.retryAfterSeconds()) },
+      })
     }
     if (!result.allowed) {
       emit({ type: 'rejected', code: 'QUOTA_EXCEEDED', key, result })

@@ -86,18 +86,6 @@ END
 $orders$`)
 }
 
-/**
- * Migrates (see {@link migrateOrders}) and opens the store: what stores.ts calls with its pool
- * when `DATABASE_URL` is set.
- */
-export async function openPostgresOrderStore(
-  pool: ConnectionPool,
-  options: Omit<PostgresOrderStoreOptions, 'pool'>,
-): Promise<PostgresOrderStore> {
-  await migrateOrders(pool, options.schema === undefined ? {} : { schema: options.schema })
-  return new PostgresOrderStore({ ...options, pool })
-}
-
 interface OrderRow {
   id: string
   status: Order['status']

@@ -1,0 +1,145 @@
+// A store that hangs or dies must not take the service with it (docs/operations.md, "When a
+// store fails"). The real service (createService + openStores + serve, as src/main.ts runs it)
+// on a throwaway redis-server of the test's own, which is paused (SIGSTOP), resumed, killed and
+// restarted:
+// - routes that need no store answer fast: the rate limiter in front of them fails open, within
+//   its deadline and then at once (its breaker);
+// - a keyed POST fails closed: 503, Retry-After and a problem body, the order not created;
+// - after the server is back, everything recovers (the client reconnects with backoff).
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { serve } from '@api-blocks/node'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { TestServer } from '../../../scripts/test-services.ts'
+import { servicesAvailable, startRedis } from '../../../scripts/test-services.ts'
+import { createService } from '../src/app.ts'
+import type { SharedStores, StoreLogger } from '../src/stores.ts'
+import { openStores } from '../src/stores.ts'
+
+const available = servicesAvailable().redis
+// The issue's bound for the routes that need no store; a keyed POST waits for the idempotency
+// deadline (1 s) at most, plus the rate limiter's (200 ms).
+const FAST_MS = 1_000
+const KEYED_MS = 2_000
+
+describe.skipIf(!available)(
+  `the service with a paused, killed and restarted Redis${available ? '' : ' (skipped: redis-server is not on PATH)'}`,
+  () => {
+    let redis: TestServer
+    let stores: SharedStores
+    let server: ReturnType<typeof serve>
+    let base: string
+    const logged: { level: string; msg: string }[] = []
+    const logger: StoreLogger = {
+      error: (_obj, msg) => logged.push({ level: 'error', msg }),
+      warn: (_obj, msg) => logged.push({ level: 'warn', msg }),
+      info: (_obj, msg) => logged.push({ level: 'info', msg }),
+    }
+
+    beforeAll(async () => {
+      redis = await startRedis()
+      stores = await openStores(
+        { REDIS_URL: redis.url, REDIS_PREFIX: `test:${crypto.randomUUID()}:` },
+        { logger },
+      )
+      server = serve(
+        createService({
+          ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
+          ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
+          rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }],
+        }),
+        { port: 0, hostname: '127.0.0.1', lightweight: true },
+      )
+      await once(server, 'listening')
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    }, 30_000)
+
+    afterAll(async () => {
+      if (server) await new Promise((resolve) => server.close(resolve))
+      await stores?.close()
+      await redis?.stop()
+    })
+
+    const order = JSON.stringify({ customer: 'Ada', items: [{ sku: 'BOOK-042', quantity: 1 }] })
+    const post = (key: string) =>
+      fetch(`${base}/v1/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: order,
+      })
+    async function timed(run: () => Promise<Response>): Promise<[Response, number]> {
+      const started = performance.now()
+      const response = await run()
+      const ms = performance.now() - started
+      return [response, ms]
+    }
+    const orderCount = async () => (await (await fetch(`${base}/v1/orders`)).json()).data.length
+
+    async function expectStorelessRoutesFast(): Promise<void> {
+      for (const path of ['/v1/orders', '/openapi.json']) {
+        const [response, ms] = await timed(() => fetch(base + path))
+        expect(response.status).toBe(200)
+        await response.body?.cancel()
+        expect(ms).toBeLessThan(FAST_MS)
+      }
+    }
+
+    async function expectKeyedPostUnavailable(): Promise<void> {
+      const before = await orderCount()
+      const [response, ms] = await timed(() => post(`down-${crypto.randomUUID()}`))
+      expect(response.status).toBe(503)
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect(response.headers.get('content-type')).toBe('application/problem+json')
+      const problem = await response.json()
+      expect(problem).toMatchObject({ status: 503 })
+      expect(problem.type).toMatch(/service-unavailable$/)
+      expect(ms).toBeLessThan(KEYED_MS)
+      expect(await orderCount()).toBe(before)
+    }
+
+    async function expectRecovered(): Promise<void> {
+      await expect
+        .poll(async () => (await fetch(`${base}/v1/orders`)).headers.get('ratelimit-remaining'), {
+          timeout: 10_000,
+          interval: 100,
+        })
+        .not.toBeNull()
+      const key = `back-${crypto.randomUUID()}`
+      await expect
+        .poll(async () => (await post(key)).status, { timeout: 10_000, interval: 100 })
+        .toBe(201)
+      expect((await post(key)).headers.get('idempotent-replayed')).toBe('true')
+    }
+
+    test('with Redis up, the routes answer with rate-limit fields and a keyed POST is stored', async () => {
+      const list = await fetch(`${base}/v1/orders`)
+      expect(list.headers.get('ratelimit-remaining')).not.toBeNull()
+      const key = `up-${crypto.randomUUID()}`
+      expect((await post(key)).status).toBe(201)
+      expect((await post(key)).headers.get('idempotent-replayed')).toBe('true')
+    })
+
+    test('Redis paused: GET /v1/orders and /openapi.json keep answering fast, a keyed POST gets 503; resumed: all recover', async () => {
+      redis.pause()
+      try {
+        for (let i = 0; i < 8; i++) await expectStorelessRoutesFast()
+        for (let i = 0; i < 6; i++) await expectKeyedPostUnavailable()
+        await expectStorelessRoutesFast()
+      } finally {
+        redis.resume()
+      }
+      await expectRecovered()
+    }, 30_000)
+
+    test('Redis killed: the same; restarted: all recover, and the store failure was logged', async () => {
+      logged.length = 0
+      await redis.kill()
+      for (let i = 0; i < 8; i++) await expectStorelessRoutesFast()
+      for (let i = 0; i < 6; i++) await expectKeyedPostUnavailable()
+      await redis.restart()
+      await expectRecovered()
+      expect(logged).toContainEqual(expect.objectContaining({ level: 'error' }))
+      expect(logged.at(-1)).toMatchObject({ level: 'info' })
+    }, 30_000)
+  },
+)
