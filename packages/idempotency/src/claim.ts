@@ -3,7 +3,8 @@
  * flight when so configured), and answers every outcome but `claimed` itself:
  * - `completed` → the stored response, replayed (draft-ietf-httpapi-idempotency-key-header §2.6);
  * - `mismatch` → 409, or 422 in the `ietf` profile (§2.2, §2.7; docs/spec.md §4.3 rule 6);
- * - `in-flight` → 409 with Retry-After (§2.6, §2.7).
+ * - `in-flight` → 409 with Retry-After (§2.6, §2.7);
+ * - `scope-full` → 429 with Retry-After: this client holds too many live claims (RFC 6585 §4).
  *
  * A store that fails on `claim`, or does not answer it within `storeTimeoutMs`, gives 503 with
  * Retry-After and nothing runs (fail closed: running the handler unprotected could repeat a
@@ -146,5 +147,17 @@ export function answerClaim(
         request,
       )
     }
+    case 'scope-full':
+      // The client's own flood: it is refused, and no other client's key is touched.
+      emit?.({ type: 'rejected', code: 'IDEMPOTENCY_SCOPE_FULL' })
+      return refusal(
+        config,
+        new IdempotencyError(
+          'IDEMPOTENCY_SCOPE_FULL',
+          'Too many requests with an Idempotency-Key are in progress for this client. Retry later.',
+          { retryAfter: config.retryAfterSeconds },
+        ),
+        request,
+      )
   }
 }

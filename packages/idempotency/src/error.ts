@@ -38,6 +38,11 @@ export type IdempotencyErrorCode =
    * anonymous client share one scope.
    */
   | 'IDEMPOTENCY_SCOPE_UNKNOWN'
+  /**
+   * 429 `too-many-requests` with `Retry-After`: the client (its scope) holds as many live claims
+   * as the store allows one scope (the memory store's `maxRecordsPerScope`); nothing ran.
+   */
+  | 'IDEMPOTENCY_SCOPE_FULL'
   /** 413 `payload-too-large`: the body is over `maxBodyBytes`. */
   | 'BODY_TOO_LARGE'
   /** 400 `bad-request`: the body could not be read (the client hung up, a malformed Content-Length). */
@@ -67,6 +72,9 @@ function problemOf(code: IdempotencyErrorCode, detail: string, extra: Extra): Pr
     case 'IDEMPOTENCY_SCOPE_UNKNOWN':
       // A server fault: the client learns nothing of the configuration (the message does).
       return problems.internal.create()
+    case 'IDEMPOTENCY_SCOPE_FULL':
+      // RFC 6585 §4: this client sent too many requests (its own keys), not a server fault.
+      return problems.tooManyRequests.create({ detail })
     case 'BODY_TOO_LARGE':
       return problems.payloadTooLarge.create({ detail, max_bytes: extra.maxBytes ?? 0 })
     case 'BODY_UNREADABLE':
@@ -97,8 +105,8 @@ export interface IdempotencyErrorOptions extends ErrorOptions {
   /** The status of an `IDEMPOTENCY_KEY_REUSED` problem when not the catalog's 409 (the `ietf` profile: 422). */
   status?: number
   /**
-   * Seconds a client should wait, for `IDEMPOTENCY_KEY_IN_FLIGHT`, `IDEMPOTENCY_LEASE_LOST`
-   * and `STORE_UNAVAILABLE` (default 1).
+   * Seconds a client should wait, for `IDEMPOTENCY_KEY_IN_FLIGHT`, `IDEMPOTENCY_LEASE_LOST`,
+   * `IDEMPOTENCY_SCOPE_FULL` and `STORE_UNAVAILABLE` (default 1).
    */
   retryAfter?: number
   /** The body limit, for `BODY_TOO_LARGE`. */
@@ -144,6 +152,7 @@ export class IdempotencyError extends ProblemError {
     this.headers =
       code === 'IDEMPOTENCY_KEY_IN_FLIGHT' ||
       code === 'IDEMPOTENCY_LEASE_LOST' ||
+      code === 'IDEMPOTENCY_SCOPE_FULL' ||
       code === 'STORE_UNAVAILABLE'
         ? { 'retry-after': String(extra.retryAfter ?? 1) }
         : {}

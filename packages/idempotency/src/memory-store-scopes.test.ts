@@ -47,13 +47,13 @@ describe('MemoryIdempotencyStore: one scope cannot hurt another', () => {
     expect(await stateOf(store, 'a-49', 'sub:mallory')).toBe('completed')
   })
 
-  test('a scope whose records are all live claims is refused (claim rejects); other scopes still claim', async () => {
+  test('a scope whose records are all live claims is refused (scope-full); other scopes still claim', async () => {
     const store = new MemoryIdempotencyStore({ maxRecordsPerScope: 2 })
     const claim = (key: string, scope: string, now = 0) =>
       store.claim(key, { fingerprint: 'f', owner: 'o', leaseMs: 1000, now, scope })
     await claim('a-1', 'sub:a')
     await claim('a-2', 'sub:a')
-    await expect(claim('a-3', 'sub:a')).rejects.toThrow(/maxRecordsPerScope/)
+    expect(await claim('a-3', 'sub:a')).toEqual({ state: 'scope-full' })
     expect((await claim('b-1', 'sub:b')).state).toBe('claimed')
     // Its own expired claims make room again.
     expect((await claim('a-3', 'sub:a', 1000)).state).toBe('claimed')
@@ -185,5 +185,38 @@ describe('idempotency() over MemoryIdempotencyStore: a flood from one client', (
     expect(executed.filter((line) => line.startsWith('198.51.100.2'))).toHaveLength(1)
     expect(await retry.json()).toEqual(await first.json())
     expect(retry.status).toBe(201)
+  })
+
+  test('a client holding as many live claims as its bound gets 429 with Retry-After; the others are served and the breaker stays closed', async () => {
+    const store = new MemoryIdempotencyStore({ maxRecords: 64, maxRecordsPerScope: 4 })
+    const middleware = idempotency({ store, clock: () => 1_700_000_000_000 })
+    const hanging: (() => void)[] = []
+    const send = (address: string, key: string, hang = false) => {
+      const request = new Request('https://api.example/v1/orders', {
+        method: 'POST',
+        headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+        body: '{"sku":"x"}',
+      })
+      setClientAddress(request, address)
+      return middleware(request, async () => {
+        // The flooding client's requests stay in flight: their claims stay live.
+        if (hang) await new Promise<void>((resolve) => hanging.push(resolve))
+        return Response.json({ ok: true }, { status: 201 })
+      })
+    }
+    const inFlight = Array.from({ length: 4 }, (_, index) =>
+      send('203.0.113.66', `flood-${index}`, true),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    // More refusals than the breaker's threshold: a full scope is an answer, not a store failure.
+    for (let index = 0; index < 8; index++) {
+      const refused = await send('203.0.113.66', `more-${index}`)
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('retry-after')).toBe('1')
+      expect((await refused.json()).type).toMatch(/too-many-requests$/)
+    }
+    expect((await send('198.51.100.2', 'order-1')).status).toBe(201)
+    for (const resolve of hanging) resolve()
+    for (const response of await Promise.all(inFlight)) expect(response.status).toBe(201)
   })
 })

@@ -55,7 +55,7 @@ export interface MemoryIdempotencyStoreOptions {
    * The most records one scope holds at once (default a tenth of `maxRecords`: 1,000), for
    * claims that name their scope (the middleware's always do: the principal, or `ip:<address>`).
    * A scope at its bound gives up its own oldest completed record for a new claim (reported to
-   * `onEvict`); one whose records are all live claims is refused (`claim` rejects: 503). So one
+   * `onEvict`); one whose records are all live claims is refused (`claim` answers `scope-full`: 429). So one
    * client's flood never evicts another's keys. A service whose `scope` option is one fixed
    * string puts every request in one scope: set this to `maxRecords` there.
    */
@@ -216,7 +216,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const entry = this.#live(key, now)
     if (entry === undefined) {
       const name = claim.scope
-      if (name !== undefined) this.#makeScopeRoom(name, now)
+      if (name !== undefined && !this.#makeScopeRoom(name, now)) return { state: 'scope-full' }
       this.#makeRoom(now)
       this.#noteEnd(now + leaseMs)
       let scope = name === undefined ? this.#unscoped : this.#scopes.get(name)
@@ -427,10 +427,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
    * own records only (a sixteenth of the bound at once): its expired records, then its oldest
    * completed ones. Never another scope's.
    */
-  #makeScopeRoom(name: string, now: number): void {
+  #makeScopeRoom(name: string, now: number): boolean {
     const scope = this.#scopes.get(name)
     const max = this.#maxPerScope
-    if (scope === undefined || scope.records < max) return
+    if (scope === undefined || scope.records < max) return true
     if (now >= this.#nextEnd) {
       for (const list of [scope.claims, scope.completed]) {
         let record = list.oldest as Entry | undefined
@@ -445,11 +445,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     while (scope.records > target && scope.completed.oldest !== undefined) {
       this.#evict(scope.completed.oldest as Entry, 'scope')
     }
-    if (scope.records >= max) {
-      throw new RangeError(
-        `MemoryIdempotencyStore: scope ${JSON.stringify(name)} holds ${scope.records} live claims (maxRecordsPerScope)`,
-      )
-    }
+    // Only live claims and resumable records are left: this scope is refused, no one else.
+    return scope.records < max
   }
 
   /**

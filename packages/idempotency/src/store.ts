@@ -85,6 +85,7 @@ export interface IdempotencyClaim {
  *   case 'completed': return replayResponse(result.response)
  *   case 'in-flight': break // 409 with Retry-After
  *   case 'mismatch': break // 409 (or 422)
+ *   case 'scope-full': break // 429: this client holds too many live claims
  * }
  * ```
  */
@@ -97,6 +98,12 @@ export type IdempotencyClaimResult =
   | { readonly state: 'claimed'; readonly recoveryPoint?: string | undefined }
   /** Another owner holds a live lease on the key, for the same fingerprint. */
   | { readonly state: 'in-flight'; readonly leaseExpiresAt: number }
+  /**
+   * Nothing was stored: the claim's scope already holds as many live claims as the store
+   * allows one scope (a store with per-scope bounds, such as the memory store's
+   * `maxRecordsPerScope`). An answer, not a failure: that client is refused (429), no one else.
+   */
+  | { readonly state: 'scope-full' }
   /** The key completed, for the same fingerprint, within retention: replay `response`. */
   | { readonly state: 'completed'; readonly response: StoredResponse }
   /** The key is held (claimed, resumable or completed) for another fingerprint. */

@@ -40,6 +40,7 @@ export interface ProblemCatalog {
   idempotencyKeyInFlight: ProblemType<{ retry_after: number }>
   invalidCursor: ProblemType
   quotaExceeded: ProblemType<{ 'violated-policies': string[] }>
+  tooManyRequests: ProblemType
   internal: ProblemType
   serviceUnavailable: ProblemType
 }
@@ -251,6 +252,16 @@ export const problems: ProblemCatalog = {
     extensions: members<{ 'violated-policies': string[] }>({ 'violated-policies': strings }),
     allowNames: ['violated-policies'],
     titles: { de: 'Anfragekontingent überschritten.', fr: 'Quota de requêtes dépassé.' },
+  }),
+  /**
+   * 429: the client has too many requests of some kind in progress (RFC 6585 §4), outside a
+   * rate-limit quota (that is `quotaExceeded`); say when to retry with `Retry-After`.
+   */
+  tooManyRequests: defineProblem({
+    type: 'too-many-requests',
+    title: 'Too many requests.',
+    status: 429,
+    titles: { de: 'Zu viele Anfragen.', fr: 'Trop de requêtes.' },
   }),
   /** 500: an unexpected fault on the server. Never carries the fault's details. */
   internal: defineProblem({
