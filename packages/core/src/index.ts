@@ -38,6 +38,8 @@ export {
   MAX_CANONICAL_JSON_DEPTH,
   parseJsonCanonical,
 } from './canonical-json.ts'
+export type { ClientNetworkOptions } from './client-network.ts'
+export { clientNetwork } from './client-network.ts'
 export type { ContextKey } from './context.ts'
 export {
   contextKey,

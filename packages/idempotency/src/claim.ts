@@ -4,7 +4,8 @@
  * - `completed` → the stored response, replayed (draft-ietf-httpapi-idempotency-key-header §2.6);
  * - `mismatch` → 409, or 422 in the `ietf` profile (§2.2, §2.7; docs/spec.md §4.3 rule 6);
  * - `in-flight` → 409 with Retry-After (§2.6, §2.7);
- * - `scope-full` → 429 with Retry-After: this client holds too many live claims (RFC 6585 §4).
+ * - `scope-full` → 429 with Retry-After: this client holds too many live claims (RFC 6585 §4);
+ * - `store-full` → 503 with Retry-After: the store holds too many (RFC 9110 §15.6.4).
  *
  * A store that fails on `claim`, or does not answer it within `storeTimeoutMs`, gives 503 with
  * Retry-After and nothing runs (fail closed: running the handler unprotected could repeat a
@@ -155,6 +156,17 @@ export function answerClaim(
         new IdempotencyError(
           'IDEMPOTENCY_SCOPE_FULL',
           'Too many requests with an Idempotency-Key are in progress for this client. Retry later.',
+          { retryAfter: config.retryAfterSeconds },
+        ),
+        request,
+      )
+    case 'store-full':
+      emit?.({ type: 'rejected', code: 'STORE_FULL' })
+      return refusal(
+        config,
+        new IdempotencyError(
+          'STORE_FULL',
+          'Too many requests with an Idempotency-Key are in progress. Retry later.',
           { retryAfter: config.retryAfterSeconds },
         ),
         request,

@@ -52,6 +52,11 @@ export type IdempotencyErrorCode =
    * answer in time (`storeTimeoutMs`); nothing was executed.
    */
   | 'STORE_UNAVAILABLE'
+  /**
+   * 503 `service-unavailable` with `Retry-After`: the store holds as many live claims as it
+   * can (the memory store at `maxRecords` or `maxBytes`); nothing was executed.
+   */
+  | 'STORE_FULL'
 
 function problemOf(code: IdempotencyErrorCode, detail: string, extra: Extra): ProblemDetails {
   switch (code) {
@@ -80,6 +85,7 @@ function problemOf(code: IdempotencyErrorCode, detail: string, extra: Extra): Pr
     case 'BODY_UNREADABLE':
       return problems.badRequest.create({ detail })
     case 'STORE_UNAVAILABLE':
+    case 'STORE_FULL':
       return problems.serviceUnavailable.create({ detail })
   }
 }
@@ -153,7 +159,8 @@ export class IdempotencyError extends ProblemError {
       code === 'IDEMPOTENCY_KEY_IN_FLIGHT' ||
       code === 'IDEMPOTENCY_LEASE_LOST' ||
       code === 'IDEMPOTENCY_SCOPE_FULL' ||
-      code === 'STORE_UNAVAILABLE'
+      code === 'STORE_UNAVAILABLE' ||
+      code === 'STORE_FULL'
         ? { 'retry-after': String(extra.retryAfter ?? 1) }
         : {}
   }

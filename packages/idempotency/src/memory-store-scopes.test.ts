@@ -219,4 +219,43 @@ describe('idempotency() over MemoryIdempotencyStore: a flood from one client', (
     for (const resolve of hanging) resolve()
     for (const response of await Promise.all(inFlight)) expect(response.status).toBe(201)
   })
+
+  test('a full store answers 503 STORE_FULL without opening the breaker; addresses of one IPv6 /56 share one bound', async () => {
+    const store = new MemoryIdempotencyStore({ maxRecords: 8, maxRecordsPerScope: 4 })
+    const middleware = idempotency({ store, clock: () => 1_700_000_000_000 })
+    const hanging: (() => void)[] = []
+    const send = (address: string, key: string, hang = false) => {
+      const request = new Request('https://api.example/v1/orders', {
+        method: 'POST',
+        headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+        body: '{"sku":"x"}',
+      })
+      setClientAddress(request, address)
+      return middleware(request, async () => {
+        if (hang) await new Promise<void>((resolve) => hanging.push(resolve))
+        return Response.json({ ok: true }, { status: 201 })
+      })
+    }
+    // One subscriber's /56: a fresh address per request still counts against one bound.
+    const subscriber = Array.from({ length: 4 }, (_, index) =>
+      send(`2001:db8:1:${index}::1`, `a-${index}`, true),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    const sameNetwork = await send('2001:db8:1:ff::99', 'a-more')
+    expect(sameNetwork.status).toBe(429)
+    // Two more networks fill the store with live claims.
+    const others = Array.from({ length: 4 }, (_, index) =>
+      send(`198.51.100.${index + 1}`, `b-${index}`, true),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    for (let index = 0; index < 8; index++) {
+      const refused = await send('203.0.113.9', `c-${index}`)
+      expect(refused.status).toBe(503)
+      expect(refused.headers.get('retry-after')).toBe('1')
+    }
+    for (const resolve of hanging) resolve()
+    await Promise.all([...subscriber, ...others])
+    // The breaker stayed closed: with room again, the next client is served at once.
+    expect((await send('192.0.2.7', 'd-1')).status).toBe(201)
+  })
 })

@@ -62,13 +62,13 @@ describe('MemoryIdempotencyStore bounds', () => {
     ).toBe('completed')
   })
 
-  test('live claims are never evicted: when only they remain, claim rejects (fail closed)', async () => {
+  test('live claims are never evicted: when only they remain, claim answers store-full (fail closed)', async () => {
     const store = new MemoryIdempotencyStore({ maxRecords: 2 })
     await store.claim('a', { fingerprint: 'f', owner: 'o', ...lease, now: 0 })
     await store.claim('b', { fingerprint: 'f', owner: 'o', ...lease, now: 0 })
-    await expect(
-      store.claim('c', { fingerprint: 'f', owner: 'o', ...lease, now: 1 }),
-    ).rejects.toThrow(/full/)
+    expect(await store.claim('c', { fingerprint: 'f', owner: 'o', ...lease, now: 1 })).toEqual({
+      state: 'store-full',
+    })
     // Once their leases end, there is room again.
     expect(
       (await store.claim('c', { fingerprint: 'f', owner: 'o', ...lease, now: 1000 })).state,
@@ -237,10 +237,13 @@ describe('MemoryIdempotencyStore expiry bound', () => {
             else if (action.kind === 'claim') {
               const key = `k${next++}`
               const before = evicted.length
-              const answer = await store
-                .claim(key, { fingerprint: 'f', owner: 'o', leaseMs: action.leaseMs, now })
-                .catch((error: unknown) => error)
-              if (answer instanceof RangeError) continue // full of live claims: nothing changed
+              const answer = await store.claim(key, {
+                fingerprint: 'f',
+                owner: 'o',
+                leaseMs: action.leaseMs,
+                now,
+              })
+              if (answer.state === 'store-full') continue // only live claims: nothing changed
               expect(answer).toEqual({ state: 'claimed' })
               claims++
               ends.set(key, { end: now + action.leaseMs, claimed: true })
@@ -361,7 +364,7 @@ describe('MemoryIdempotencyStore maxBytes is a true bound', () => {
     await claim
     const full = store.claim('b', { ...claimed, now: 0 })
     expect(full).toBeInstanceOf(Promise)
-    await expect(full).rejects.toThrow(/full/)
+    expect(await full).toEqual({ state: 'store-full' })
     const over = store.complete('a', 'o', {
       response: response(101),
       retentionMs: 1,

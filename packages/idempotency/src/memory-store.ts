@@ -217,7 +217,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (entry === undefined) {
       const name = claim.scope
       if (name !== undefined && !this.#makeScopeRoom(name, now)) return { state: 'scope-full' }
-      this.#makeRoom(now)
+      if (!this.#makeRoom(now)) return { state: 'store-full' }
       this.#noteEnd(now + leaseMs)
       let scope = name === undefined ? this.#unscoped : this.#scopes.get(name)
       if (scope === undefined) {
@@ -453,15 +453,12 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
    * Before a new record: room for one more. A full store frees a sixteenth of its capacity at
    * once, so the scan for expired records is paid once per many inserts, not on each.
    */
-  #makeRoom(now: number): void {
-    if (this.#entries.size < this.#maxRecords) return
+  #makeRoom(now: number): boolean {
+    if (this.#entries.size < this.#maxRecords) return true
     const target = this.#maxRecords - Math.max(1, Math.floor(this.#maxRecords / 16))
     this.#evictWhile(now, () => this.#entries.size > target, byRecords)
-    if (this.#entries.size >= this.#maxRecords) {
-      throw new RangeError(
-        `MemoryIdempotencyStore is full: ${this.#entries.size} live claims (maxRecords)`,
-      )
-    }
+    // Only live claims and resumable records are left: full.
+    return this.#entries.size < this.#maxRecords
   }
 
   /**

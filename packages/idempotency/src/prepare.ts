@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { BodyReadError, bodyLimitOf, readRequestBody } from '@api-blocks/core'
+import { BodyReadError, bodyLimitOf, clientNetwork, readRequestBody } from '@api-blocks/core'
 import { IdempotencyError } from './error.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { parseIdempotencyKey } from './key.ts'
@@ -17,7 +17,12 @@ import { deriveStoreKey } from './store-key.ts'
 export interface PreparedRequest {
   /** The client's key, unquoted. */
   readonly key: string
-  /** Whose key it is (see `scope.ts`): the store may bound records per scope. */
+  /**
+   * Whose records these are, for the store's per-client bound: the scope, except that an
+   * `ip:<address>` scope names the client's network (`clientNetwork`: an IPv6 /56), so one
+   * subscriber cannot take a fresh bound with every address of its prefix. The store key keeps
+   * the whole address: two hosts of one network never replay each other's responses.
+   */
   readonly scope: string
   /** Scope and key, hashed: what the store knows the record by. */
   readonly storeKey: string
@@ -87,7 +92,7 @@ export async function prepareRequest(
   const storeKey = deriveStoreKey(scope, key)
   return {
     key,
-    scope,
+    scope: boundScope(scope),
     storeKey: await storeKey,
     fingerprint: await fingerprint,
     body,
@@ -118,4 +123,11 @@ function bodyRefusal(error: unknown, maxBytes: number): unknown {
     case 'BODY_ALREADY_READ':
       return error
   }
+}
+
+/** The scope a store bounds records by (see {@link PreparedRequest.scope}). */
+function boundScope(scope: string): string {
+  if (!scope.startsWith('ip:')) return scope
+  const network = clientNetwork(scope.slice(3))
+  return network === undefined ? scope : `ip:${network}`
 }

@@ -86,6 +86,7 @@ export interface IdempotencyClaim {
  *   case 'in-flight': break // 409 with Retry-After
  *   case 'mismatch': break // 409 (or 422)
  *   case 'scope-full': break // 429: this client holds too many live claims
+ *   case 'store-full': break // 503: the store holds too many live claims
  * }
  * ```
  */
@@ -104,6 +105,12 @@ export type IdempotencyClaimResult =
    * `maxRecordsPerScope`). An answer, not a failure: that client is refused (429), no one else.
    */
   | { readonly state: 'scope-full' }
+  /**
+   * Nothing was stored: the store holds as many live claims as it can (a bounded store, such
+   * as the memory store at `maxRecords` or `maxBytes` with nothing left to evict). The
+   * server's own overload (503), and an answer, not a failure: it never opens the breaker.
+   */
+  | { readonly state: 'store-full' }
   /** The key completed, for the same fingerprint, within retention: replay `response`. */
   | { readonly state: 'completed'; readonly response: StoredResponse }
   /** The key is held (claimed, resumable or completed) for another fingerprint. */

@@ -6,10 +6,15 @@
  * @module
  */
 import type { Principal } from '@api-blocks/core'
-import { clientAddressOf, encodeBase64url, principalKey, principalOf } from '@api-blocks/core'
+import {
+  clientAddressOf,
+  clientNetwork,
+  encodeBase64url,
+  principalKey,
+  principalOf,
+} from '@api-blocks/core'
 import { sha256 } from '@api-blocks/core/crypto'
 import { problems } from '@api-blocks/problem-details'
-import { formatIp, maskIp, parseIp, unmapIpv4 } from './internal/ip.ts'
 
 /**
  * API key header values longer than this answer 431 `header-too-large`.
@@ -76,14 +81,6 @@ function principalPart(
   )
 }
 
-function prefixLength(value: number | undefined, fallback: number, max: number): number {
-  if (value === undefined) return fallback
-  if (!Number.isInteger(value) || value < 0 || value > max) {
-    throw new RangeError(`Rate limit key: a prefix length must be a whole number 0-${max}`)
-  }
-  return value
-}
-
 /**
  * The rate-limit key of a request: `principal:<principalKey>` (`principal:sub:<subject>`, or
  * `principal:client:<client id>` for a client acting for itself), else `api-key:<hash>`, else
@@ -105,8 +102,10 @@ export async function rateLimitKey(
   options: RateLimitKeyOptions = {},
 ): Promise<string> {
   const { apiKeyHeader, clientIp = clientAddressOf } = options
-  const v6 = prefixLength(options.ipv6PrefixLength, 56, 128)
-  const v4 = prefixLength(options.ipv4PrefixLength, 32, 32)
+  const prefixes = {
+    ipv4PrefixLength: options.ipv4PrefixLength,
+    ipv6PrefixLength: options.ipv6PrefixLength,
+  }
   const principal = principalPart(request, options.principal)
   if (principal !== undefined) return `principal:${principal}`
   if (apiKeyHeader !== undefined) {
@@ -122,10 +121,7 @@ export async function rateLimitKey(
       return `api-key:${encodeBase64url(digest.subarray(0, API_KEY_HASH_BYTES))}`
     }
   }
-  const text = clientIp(request)
-  const parsed = text === undefined ? undefined : parseIp(text)
-  if (parsed === undefined) return 'ip:unknown'
-  const address = unmapIpv4(parsed)
-  const bits = address.version === 4 ? v4 : v6
-  return `ip:${formatIp(maskIp(address, bits))}/${bits}`
+  // No address (or text that is not one) still checks the prefix lengths: a RangeError.
+  const network = clientNetwork(clientIp(request) ?? '', prefixes)
+  return network === undefined ? 'ip:unknown' : `ip:${network}`
 }

@@ -1,7 +1,7 @@
 /**
  * IP address text: strict parsing (RFC 4291 §2.2 for IPv6, dotted-quad decimal for IPv4),
- * prefix masking and the RFC 5952 canonical form. Written here rather than taken from a
- * dependency because the core package has none and the job is small: it only has to read
+ * prefix masking and the RFC 5952 canonical form, behind `clientNetwork`. Written here rather
+ * than taken from a dependency because the core package has none and the job is small: it only has to read
  * what a socket or a trusted proxy reports, and it is checked against the WHATWG URL parser
  * with fast-check.
  *
