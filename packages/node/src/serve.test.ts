@@ -41,7 +41,8 @@ async function untilClosed(socket: Socket): Promise<{ text: string; ms: number }
   socket.on('data', (chunk: Buffer) => {
     text += chunk.toString('latin1')
   })
-  if (!socket.closed) await once(socket, 'close')
+  // Not events.once: it rejects on 'error', and a reset (unread requests) is a close here.
+  if (!socket.closed) await new Promise((resolve) => socket.once('close', resolve))
   return { text, ms: performance.now() - started }
 }
 
