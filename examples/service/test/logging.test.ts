@@ -250,8 +250,12 @@ describe('npm start', () => {
 
   test('an unknown LOG_LEVEL stops the start with a clear message', async () => {
     const service = start({ LOG_LEVEL: 'loud' })
-    const [code] = (await once(service.child, 'exit')) as [number]
-    expect(code).toBe(1)
-    expect(service.stderr()).toMatch(/^Invalid configuration: LOG_LEVEL must be one of fatal, /)
+    try {
+      const [code] = (await once(service.child, 'exit')) as [number]
+      expect(code).toBe(1)
+      expect(service.stderr()).toMatch(/^Invalid configuration: LOG_LEVEL must be one of fatal, /)
+    } finally {
+      service.child.kill()
+    }
   })
 })
