@@ -106,7 +106,7 @@ export function errorLog(logger: Logger): (error: unknown, request: Request | un
 export const ERROR_REPORT_INTERVAL_MS = 10_000
 
 /** A store's failures (rate limits: `onEvent` of `rateLimit()`), at most one line an interval. */
-export function storeErrorLog(
+function storeErrorLog(
   logger: Logger,
   store: string,
   clock: () => number = Date.now,
