@@ -111,12 +111,14 @@ export function serve(handler: Handler, options: ServeOptions = {}): Server {
   const server = createServer({ ...SERVER_DEFAULTS, ...options.server })
   server.timeout = idleTimeout
   server.maxConnections = maxConnections
+  const listener = toNodeListener(handler, options)
+  const unguarded =
+    maxConnections === Number.POSITIVE_INFINITY && maxPipelinedRequests === Number.POSITIVE_INFINITY
   server.on(
     'request',
-    guardConnections(server, toNodeListener(handler, options), {
-      maxConnections,
-      maxPipelinedRequests,
-    }),
+    unguarded
+      ? listener
+      : guardConnections(server, listener, { maxConnections, maxPipelinedRequests }),
   )
   server.on('connect', toNodeConnectListener(handler, options))
   server.listen(options.port ?? 3000, options.hostname)
