@@ -16,6 +16,8 @@ import type { CursorKey } from '@api-blocks/pagination'
 import { createCursorCodec } from '@api-blocks/pagination'
 import type { RateLimitPolicy, RateLimitStore } from '@api-blocks/rate-limit'
 import { MemoryRateLimitStore, rateLimit, rateLimitKey } from '@api-blocks/rate-limit'
+import type { Logger } from './log.ts'
+import { errorLog, idempotencyLog, rateLimitLog, requestLog } from './log.ts'
 import { openApiDocument } from './openapi.ts'
 import { orderRoutes } from './orders/routes.ts'
 import type { OrderStore } from './orders/store.ts'
@@ -73,8 +75,14 @@ export interface ServiceOptions {
    * it, a second request with the same Idempotency-Key arrives while the first is in flight.
    */
   createLatencyMs?: number
-  /** Receives every error answered as a 500, for logs. */
+  /** Receives every error answered as a 5xx (default: logged at error by `logger`). */
   onError?: (error: unknown, request: Request) => void
+  /**
+   * Where the service logs (src/log.ts: one line per answer, 5xx errors, store failures,
+   * idempotency events); a pino logger fits. Default: none, and store failures of the rate
+   * limiter go to the console at most once a minute (rateLimit's own report).
+   */
+  logger?: Logger
 }
 
 /** Per client: a burst of 10 per second, and 1000 per hour. */
@@ -88,6 +96,7 @@ export function createService(options: ServiceOptions = {}): Handler {
   // One body limit for every route and every layer that reads a body: limits() records it per
   // request (core's setBodyLimit), so the idempotency middleware reads no more than the route
   // accepts and answers the same 413.
+  const { logger } = options
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024
   const store =
     options.orderStore ?? new MemoryOrderStore(options.clock ? { clock: options.clock } : {})
@@ -140,21 +149,26 @@ export function createService(options: ServiceOptions = {}): Handler {
   // unverified API key must not count (a client could send a fresh one with every request to
   // get a fresh quota).
   // A store that fails lets requests through (rateLimit's default, fail-open: a shared store that
-  // is down should not take the API down) and is reported to the console at most once a minute.
+  // is down should not take the API down) and is reported: to `logger` (src/log.ts), else to the
+  // console at most once a minute.
   const limit = rateLimit({
     store: options.rateLimitStore ?? new MemoryRateLimitStore(),
     policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
     key: (request) => rateLimitKey(request),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(logger ? { onEvent: rateLimitLog(logger, options.clock) } : {}),
   })
 
+  const onError = options.onError ?? (logger ? errorLog(logger) : undefined)
   return compose(
     // Outermost: every response, errors included, carries X-Request-Id.
     requestId({
       ...(options.generateRequestId ? { generate: options.generateRequestId } : {}),
       ...(options.problemBase ? { problem: { base: options.problemBase } } : {}),
-      ...(options.onError ? { onError: options.onError } : {}),
+      ...(onError ? { onError } : {}),
     }),
+    // One line per answer, with the request id; store failures below are logged with it too.
+    ...(logger ? [requestLog(logger)] : []),
     // X-Request-Id is set outside cors() (so preflights carry it too): expose it explicitly.
     cors({
       origin: options.corsOrigins ?? ['http://localhost:5173'],
@@ -173,6 +187,7 @@ export function createService(options: ServiceOptions = {}): Handler {
       methods: ['POST'],
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.problemBase ? { problemBase: options.problemBase } : {}),
+      ...(logger ? { onEvent: idempotencyLog(logger, options.clock) } : {}),
     }),
     // Innermost: what handlers throw (a 422, a 412) becomes a Response here, so the layers
     // above treat it as an answer: rate-limit headers on it, a deterministic 4xx stored.

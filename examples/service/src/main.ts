@@ -1,8 +1,10 @@
 // `npm start`: the reference service on node:http with embedded (in-memory) defaults.
 import { once } from 'node:events'
+import type { ServeOptions } from '@api-blocks/node'
 import { serve } from '@api-blocks/node'
 import { createService } from './app.ts'
 import { ConfigError, parseCursorKeys, parsePublicUrl } from './config.ts'
+import { createLogger, errorLog, isLogLevel, LOG_LEVELS } from './log.ts'
 import { openStores } from './stores.ts'
 
 const port = Number(process.env['PORT'] ?? 3000)
@@ -41,7 +43,31 @@ const rateLimits = [
     windowSeconds: 3600,
   },
 ]
-const stores = await openStores(process.env)
+// LOG_LEVEL (default info): JSON lines on stdout, pretty ones when stdout is a terminal.
+const level = process.env['LOG_LEVEL'] ?? 'info'
+if (!isLogLevel(level)) {
+  console.error(`Invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
+  process.exit(1)
+}
+const logger = createLogger({ level, pretty: process.stdout.isTTY === true })
+
+// Against clients that hold connections (docs/service.md, "Settings"): each variable left unset
+// keeps the default of @api-blocks/node's serve().
+const limits: ServeOptions = {
+  server: defined({
+    headersTimeout: wholeNumber('HEADERS_TIMEOUT_MS'),
+    requestTimeout: wholeNumber('REQUEST_TIMEOUT_MS'),
+    keepAliveTimeout: wholeNumber('KEEP_ALIVE_TIMEOUT_MS'),
+    connectionsCheckingInterval: wholeNumber('CONNECTIONS_CHECK_INTERVAL_MS'),
+  }),
+  ...defined({
+    idleTimeout: wholeNumber('IDLE_TIMEOUT_MS'),
+    maxConnections: wholeNumber('MAX_CONNECTIONS'),
+    maxPipelinedRequests: wholeNumber('MAX_PIPELINED_REQUESTS'),
+  }),
+}
+// Store failures (a lost connection, a failed sweep) go to the same log.
+const stores = await openStores(process.env, { logger })
 const service = createService({
   publicUrl,
   ...(config.cursorKeys ? { cursorKeys: config.cursorKeys } : {}),
@@ -50,11 +76,25 @@ const service = createService({
   ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
   rateLimits,
   ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
-  onError: (error) => console.error('unexpected error:', error),
+  logger,
 })
 // The opt-in fast path of @api-blocks/node (lightweight Request and Response globals): the
 // configuration the benchmarks measure, and the one the socket tests of this service run.
-const server = serve(service, { port, hostname: host, lightweight: true })
+let server: ReturnType<typeof serve>
+try {
+  server = serve(service, {
+    port,
+    hostname: host,
+    lightweight: true,
+    // What fails outside the handler: a response that cannot be written, a body that breaks.
+    onError: errorLog(logger),
+    ...limits,
+  })
+} catch (error) {
+  // serve() refuses settings out of range (a TypeError, or node's RangeError).
+  console.error(`Invalid configuration: ${(error as Error).message}`)
+  process.exit(1)
+}
 await once(server, 'listening')
 const base = publicUrl.replace(/:\d+$/, `:${(server.address() as { port: number }).port}`)
 
@@ -78,4 +118,21 @@ Try (docs/service.md walks through every convention):
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => server.close(() => void stores.close().then(() => process.exit(0))))
+}
+
+function wholeNumber(name: string): number | undefined {
+  const text = process.env[name]
+  if (text === undefined || text === '') return undefined
+  const value = Number(text)
+  if (Number.isSafeInteger(value) && value >= 0) return value
+  console.error(`Invalid configuration: ${name} must be a whole number >= 0, got "${text}"`)
+  process.exit(1)
+}
+
+function defined<T extends Record<string, number | undefined>>(
+  values: T,
+): { [K in keyof T]?: number } {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: number
+  }
 }

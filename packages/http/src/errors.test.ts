@@ -26,7 +26,24 @@ describe('errorBoundary()', () => {
     expect(response.status).toBe(422)
     expect(response.headers.get('x-decorated')).toBe('yes')
     expect(response.headers.get('x-request-id')).toBe('id-1')
-    expect(errors).toHaveLength(1)
+    // Changed on purpose (issue 13): a thrown 4xx used to reach onError, so a service that logs
+    // what onError gets wrote a client's mistake as an unexpected error, stack and all.
+    expect(errors).toEqual([])
+  })
+
+  test('onError hears of the 5xx answers only, from whichever layer caught the error', async () => {
+    const errors: unknown[] = []
+    const failure = new Error('store down')
+    const app = compose(
+      requestId({ onError: (error) => errors.push(error) }),
+      errorBoundary(),
+    )(async (request) => {
+      if (request.method === 'POST') throw failure
+      throw problems.notFound.error()
+    })
+    expect((await app(new Request('https://api.example/'))).status).toBe(404)
+    expect((await app(new Request('https://api.example/', { method: 'POST' }))).status).toBe(500)
+    expect(errors).toEqual([failure])
   })
 
   test('anything else becomes the 500 problem, without its message', async () => {

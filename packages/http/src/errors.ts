@@ -2,8 +2,8 @@
  * One way to answer errors across the package: every middleware here that has to turn a
  * thrown error or a problem into a Response goes through {@link errorResponse} or
  * {@link problemResponse}, so the answer carries the same problem options (type base,
- * `instance` source) and reports to the same `onError` hook, whichever layer caught it.
- * The `requestId()` middleware sets those options for the request.
+ * `instance` source) and reports 5xx answers to the same `onError` hook, whichever layer
+ * caught the error. The `requestId()` middleware sets those options for the request.
  *
  * @module
  */
@@ -70,7 +70,9 @@ function withOwnHeaders(
  * source) answers its own problem, anything else the catalog's 500 `internal` problem without
  * the error's message. An `ApiBlocksError` that carries a `headers` record (a
  * `ContentEncodingError`'s `Accept-Encoding`) answers with those fields, under `headers`.
- * Reports the error to the `onError` hook of `requestId()`; a hook that throws is ignored.
+ * Reports the error to the `onError` hook of `requestId()` when the answer is a 5xx: a thrown
+ * 4xx problem (a 422 from `readJson`, a 412) is the client's mistake, an answer and not a
+ * failure of the service. A hook that throws is ignored.
  *
  * @example
  * ```ts
@@ -86,13 +88,18 @@ export function errorResponse(
   request: Request,
   headers?: HeadersInitLike,
 ): Response {
-  const boundary = getContext(request, errorBoundaryKey)
-  try {
-    boundary?.onError?.(error, request)
-  } catch {
-    // A broken logger must not turn a problem answer into a crash.
+  const response = errorToProblemResponse(
+    error,
+    optionsFor(request, withOwnHeaders(error, headers)),
+  )
+  if (response.status >= 500) {
+    try {
+      getContext(request, errorBoundaryKey)?.onError?.(error, request)
+    } catch {
+      // A broken logger must not turn a problem answer into a crash.
+    }
   }
-  return errorToProblemResponse(error, optionsFor(request, withOwnHeaders(error, headers)))
+  return response
 }
 
 /**
@@ -100,7 +107,7 @@ export function errorResponse(
  * the router) so that a thrown problem (a 422 from `readJson`, a 412) travels back up as a
  * Response, and the layers above see it like any other answer: rate limits add their headers
  * to it, the idempotency block stores a deterministic 4xx. Renders with the options of the
- * `requestId()` boundary above it and reports to its `onError`.
+ * `requestId()` boundary above it and reports 5xx answers to its `onError`.
  *
  * @example
  * ```ts

@@ -8,7 +8,6 @@ describe('NodeAdapterError', () => {
     const statuses: Record<NodeAdapterErrorCode, number> = {
       INVALID_HOST: 400,
       INVALID_TARGET: 400,
-      UNSUPPORTED_METHOD: 400,
       REQUEST_ABORTED: 400,
       NOT_A_RESPONSE: 500,
       RESPONSE_BODY_USED: 500,

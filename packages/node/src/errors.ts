@@ -21,8 +21,6 @@ export type NodeAdapterErrorCode =
   | 'INVALID_HOST'
   /** 400: the request target is neither origin-form nor an absolute http(s) URL. */
   | 'INVALID_TARGET'
-  /** 400: TRACE and TRACK cannot be represented as a Fetch Request. */
-  | 'UNSUPPORTED_METHOD'
   /** 400: the client went away before the request body was complete. */
   | 'REQUEST_ABORTED'
   /** 500: the handler resolved to something that is not a Response. */
@@ -37,7 +35,6 @@ export type NodeAdapterErrorCode =
 const STATUS: Readonly<Record<NodeAdapterErrorCode, number>> = {
   INVALID_HOST: 400,
   INVALID_TARGET: 400,
-  UNSUPPORTED_METHOD: 400,
   REQUEST_ABORTED: 400,
   NOT_A_RESPONSE: 500,
   RESPONSE_BODY_USED: 500,
@@ -47,10 +44,10 @@ const STATUS: Readonly<Record<NodeAdapterErrorCode, number>> = {
 
 /**
  * A failure to convert between node:http and Fetch. The request-side codes (`INVALID_HOST`,
- * `INVALID_TARGET`, `UNSUPPORTED_METHOD`, `REQUEST_ABORTED`) answer 400 `bad-request`
- * problems with the message as `detail`; the others are server faults and answer the
- * catalog's 500 `internal` problem, which never carries the message. A body stream that
- * fails with one of these fails every api-blocks body reader with it, so its status stands.
+ * `INVALID_TARGET`, `REQUEST_ABORTED`) answer 400 `bad-request` problems with the message
+ * as `detail`; the others are server faults and answer the catalog's 500 `internal` problem,
+ * which never carries the message. A body stream that fails with one of these fails every
+ * api-blocks body reader with it, so its status stands.
  *
  * @example
  * ```ts

@@ -17,6 +17,8 @@
 
 export type { Handler, Middleware } from '@api-blocks/core'
 export { clientAddressOf, routeParamsOf } from '@api-blocks/core'
+export type { NodeConnectListener } from './connect.ts'
+export { toNodeConnectListener } from './connect.ts'
 export type { NodeAdapterErrorCode } from './errors.ts'
 export { NodeAdapterError } from './errors.ts'
 export { installLightweightGlobals, restoreNativeGlobals } from './lightweight.ts'

@@ -221,12 +221,29 @@ describe('toNodeListener: errors never crash the process', () => {
     expect((await fetch(running.url)).status).toBe(500)
   })
 
-  test('TRACE answers 400 (Fetch cannot represent it)', async () => {
-    const { url } = await serveWith(async () => new Response('never'))
-    const answer = await raw(url, 'TRACE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
-    expect(answer.startsWith('HTTP/1.1 400 ')).toBe(true)
-    expect(answer).toContain('application/problem+json')
-  })
+  // Changed on purpose (issue 13): TRACE used to answer 400 from the adapter, before any
+  // middleware, so without the request id and the Allow a 405 carries.
+  // (TRACK, also forbidden by Fetch, never gets here: node's parser answers 400 itself.)
+  test.each(['TRACE'])(
+    '%s reaches the handler, though Fetch forbids the method (a native Request cannot carry it)',
+    async (method) => {
+      const { url } = await serveWith(async (request) =>
+        Response.json(
+          { method: request.method, url: request.url, isRequest: request instanceof Request },
+          { status: 405, headers: { allow: 'GET' } },
+        ),
+      )
+      const answer = await raw(
+        url,
+        `${method} /a?b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      )
+      expect(answer.startsWith('HTTP/1.1 405 ')).toBe(true)
+      expect(answer).toMatch(/\r\nallow: GET\r\n/)
+      expect(answer.slice(answer.indexOf('\r\n\r\n') + 4)).toBe(
+        JSON.stringify({ method, url: 'http://x/a?b', isRequest: true }),
+      )
+    },
+  )
 
   test('a Host that is not an authority answers 400', async () => {
     let called = false

@@ -18,10 +18,15 @@ import { requestUrl } from './url.ts'
 import type { ResponseSink } from './write.ts'
 import { writeResponse } from './write.ts'
 
+// Fetch's forbidden methods (Fetch §2.2.1 "forbidden method") that node:http parses (its
+// parser refuses TRACK with a 400 of its own).
+const FORBIDDEN = new Set(['CONNECT', 'TRACE'])
+
 /**
  * The Request for `req`: the lazy one when `lightweight` is on and the lightweight globals
- * are in place, a native one otherwise. Records the client's address and the route
- * parameters. Throws `NodeAdapterError` (400) for what Fetch cannot represent.
+ * are in place, or when the method is one Fetch forbids (CONNECT, TRACE); a native one
+ * otherwise. Records the client's address and the route parameters. Throws
+ * `NodeAdapterError` (400) for a target or Host that cannot be a URL.
  */
 export function createRequest(
   req: IncomingMessage,
@@ -30,13 +35,16 @@ export function createRequest(
   body: BodySource,
 ): Request {
   const method = req.method ?? 'GET'
-  // Fetch forbids these methods; node:http hands CONNECT to 'connect', the others come here.
-  if (method === 'TRACE' || method === 'TRACK' || method === 'CONNECT') {
-    throw new NodeAdapterError('UNSUPPORTED_METHOD', `The ${method} method is not supported.`)
-  }
-  const url = requestUrl(req, options)
+  // RFC 9112 §3.2.3: CONNECT's target is an authority (`example.com:443`), not a path.
+  const url =
+    method === 'CONNECT'
+      ? requestUrl(req, { ...options, host: req.url ?? '', target: '/' })
+      : requestUrl(req, options)
+  // Fetch forbids CONNECT and TRACE (undici's constructor throws), yet they deserve the
+  // answer any unsupported method gets (405 with Allow, the request id): only the lazy Request,
+  // which takes any method, can carry them to the handler.
   const request =
-    options.lightweight === true && lightweightGlobalsInstalled()
+    (options.lightweight === true && lightweightGlobalsInstalled()) || FORBIDDEN.has(method)
       ? (new IncomingRequest(req, res, method, url, body) as unknown as Request)
       : nativeIncomingRequest(req, res, method, url, body)
   const address = options.clientAddress ?? req.socket?.remoteAddress

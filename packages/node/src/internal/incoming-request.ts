@@ -322,8 +322,10 @@ export function nativeIncomingRequest(
   } as RequestInit)
 }
 
+// GET and HEAD by Fetch's rule; CONNECT because what follows its header section is tunnel
+// data, not content (RFC 9110 §9.3.6), and node:http has stopped parsing the socket.
 function hasNoBody(method: string): boolean {
-  return method === 'GET' || method === 'HEAD'
+  return method === 'GET' || method === 'HEAD' || method === 'CONNECT'
 }
 
 // Every field line as sent, repeated names included (node's `req.headers` drops some repeats).

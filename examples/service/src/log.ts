@@ -1,0 +1,170 @@
+// The service's logs: one JSON object a line (pino), pretty-printed when stdout is a terminal.
+// What is logged, and at which level (docs/service.md, "Logs"):
+// - every answer, one line: 2xx and 3xx at debug, 4xx at info (a client's mistake: no stack),
+//   5xx at warn; the error behind a 5xx separately, at error, with its stack and the request id;
+// - store failures (idempotency records, rate limits) at error, with the request id; in an
+//   outage every request fails the same way, so one in full per ERROR_REPORT_INTERVAL_MS and a
+//   count of the rest;
+// - what the idempotency block reports (docs/idempotency.md, "Events"): a record lost or not
+//   stored at warn, the rest at debug.
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Middleware } from '@api-blocks/http'
+import { requestIdOf } from '@api-blocks/http'
+import type { IdempotencyEvent } from '@api-blocks/idempotency'
+import type { RateLimitEvent } from '@api-blocks/rate-limit'
+import { pino } from 'pino'
+import pretty from 'pino-pretty'
+
+/** The levels LOG_LEVEL takes, most severe first (`silent` logs nothing). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** What the service logs through: a pino Logger, or anything with these methods. */
+export interface Logger {
+  error(fields: object, message: string): void
+  warn(fields: object, message: string): void
+  info(fields: object, message: string): void
+  debug(fields: object, message: string): void
+  /** Lets the request log skip building a line nobody will see. */
+  isLevelEnabled?(level: LogLevel): boolean
+}
+
+export interface LoggerOptions {
+  /** Default `info`. */
+  level?: LogLevel
+  /** Human-readable, coloured lines instead of JSON (for a terminal). Default false. */
+  pretty?: boolean
+  /** Where lines go (default stdout). */
+  destination?: { write(line: string): unknown }
+}
+
+/** A pino logger: JSON lines (`level` 30 is info, 40 warn, 50 error), or pretty ones. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const settings = { level: options.level ?? 'info' }
+  if (options.pretty) {
+    return pino(
+      settings,
+      pretty({
+        colorize: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+        sync: true,
+        ...(options.destination ? { destination: options.destination as never } : {}),
+      }),
+    )
+  }
+  return options.destination ? pino(settings, options.destination) : pino(settings)
+}
+
+/** Whether `value` is one of {@link LOG_LEVELS}. */
+export function isLogLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value)
+}
+
+// The request id of the request being served, for the reports that come without their request
+// (the blocks' onEvent hooks).
+const current = new AsyncLocalStorage<string>()
+
+/**
+ * One line per answer (method, path, status, duration, request id) and, around the layers
+ * below it, the request id for {@link storeErrorLog} and {@link idempotencyLog}. Goes right
+ * after `requestId()`, whose id it reads.
+ */
+export function requestLog(logger: Logger): Middleware {
+  const enabled = (level: LogLevel) => logger.isLevelEnabled?.(level) ?? true
+  return async (request, next) => {
+    const reqId = requestIdOf(request)
+    const started = performance.now()
+    const response = await (reqId === undefined ? next(request) : current.run(reqId, next, request))
+    const status = response.status
+    const level = status >= 500 ? 'warn' : status >= 400 ? 'info' : 'debug'
+    if (enabled(level)) {
+      logger[level](
+        {
+          reqId,
+          method: request.method,
+          path: pathOf(request.url),
+          status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'answered',
+      )
+    }
+    return response
+  }
+}
+
+/** The error behind a 5xx answer (`onError` of `requestId()` and of the node adapter). */
+export function errorLog(logger: Logger): (error: unknown, request: Request | undefined) => void {
+  return (error, request) => {
+    const reqId = request === undefined ? current.getStore() : requestIdOf(request)
+    logger.error({ err: error, reqId }, 'request failed')
+  }
+}
+
+/** One in full per interval; the others in the same interval are counted in the next line. */
+export const ERROR_REPORT_INTERVAL_MS = 10_000
+
+/** A store's failures (rate limits: `onEvent` of `rateLimit()`), at most one line an interval. */
+function storeErrorLog(
+  logger: Logger,
+  store: string,
+  clock: () => number = Date.now,
+): (error: unknown, fields?: object) => void {
+  let next = Number.NEGATIVE_INFINITY
+  let suppressed = 0
+  return (error, fields) => {
+    const now = clock()
+    if (now < next) {
+      suppressed++
+      return
+    }
+    next = now + ERROR_REPORT_INTERVAL_MS
+    const line = { err: error, reqId: current.getStore(), store, ...fields, suppressed }
+    suppressed = 0
+    logger.error(line, `${store} store failed`)
+  }
+}
+
+/** `onEvent` of `rateLimit()`: store failures at error, rejections at debug. */
+export function rateLimitLog(
+  logger: Logger,
+  clock?: () => number,
+): (event: RateLimitEvent) => void {
+  const failed = storeErrorLog(logger, 'rate-limit', clock)
+  return (event) => {
+    if (event.type === 'store-error') failed(event.error, { action: event.action })
+    else logger.debug({ reqId: current.getStore(), key: event.key }, 'rate limit exceeded')
+  }
+}
+
+/** `onEvent` of `idempotency()`. */
+export function idempotencyLog(
+  logger: Logger,
+  clock?: () => number,
+): (event: IdempotencyEvent) => void {
+  const failed = storeErrorLog(logger, 'idempotency', clock)
+  return (event) => {
+    if (event.type === 'store-error') {
+      failed(event.error, { operation: event.operation, storeKey: event.storeKey })
+      return
+    }
+    const { type, ...fields } = event
+    const line = { reqId: current.getStore(), ...fields }
+    // A response sent but not kept (its claim lost, its body too large or broken): a retry with
+    // the same key runs the action again. A handler that threw is logged as the 5xx it is.
+    const unkept =
+      type === 'lost' ||
+      (type === 'released' && (event.reason === 'too-large' || event.reason === 'body-error'))
+    if (unkept) logger.warn(line, `idempotency ${type}`)
+    else logger.debug(line, `idempotency ${type}`)
+  }
+}
+
+// The path of an absolute URL, without the query (a cursor can be long, and is the client's).
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start === -1) return '/'
+  const query = url.indexOf('?', start)
+  return query === -1 ? url.slice(start) : url.slice(start, query)
+}
