@@ -6,6 +6,7 @@
  */
 
 import type { Handler } from '@api-blocks/core'
+import { wholeBodyOf } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
 import { problemResponse } from '../errors.ts'
 import { isToken } from '../internal/syntax.ts'
@@ -68,7 +69,7 @@ export function methodNotAllowed(request: Request, allowed: readonly string[]): 
  * Turns the handlers of one resource into one Handler:
  * - a method with a handler runs it;
  * - HEAD without its own handler runs GET and drops the body, keeping status and headers
- *   (RFC 9110 §9.3.2);
+ *   (RFC 9110 §9.3.2), and the body's Content-Length when it was in memory;
  * - OPTIONS without its own handler answers 200 with `Allow` and no content (RFC 9110 §9.3.7);
  * - anything else (unknown methods such as `FOO`, and `get` or `patch` in lowercase, since
  *   method names are case-sensitive) answers 405 with `Allow` (RFC 9110 §15.5.6).
@@ -110,10 +111,20 @@ export function methods(handlers: MethodHandlers): Handler {
       const response = await get(request)
       if (response.type === 'error') return response
       response.body?.cancel().catch(() => undefined)
+      const headers = new Headers(response.headers)
+      // RFC 9110 §8.6: a HEAD response MAY carry the Content-Length of the GET content. It is
+      // recorded when the GET body is in memory (measured without being read), so that a
+      // layer outside (compress()) decides on HEAD as it would on GET.
+      const whole = wholeBodyOf(response)
+      if (!headers.has('content-length') && whole != null && hasContent(response.status)) {
+        const length =
+          typeof whole === 'string' ? new TextEncoder().encode(whole).byteLength : whole.byteLength
+        headers.set('content-length', String(length))
+      }
       return new Response(null, {
         status: response.status,
         statusText: response.statusText,
-        headers: response.headers,
+        headers,
       })
     }
     // RFC 9110 §9.3.7: OPTIONS describes the communication options of the target resource.
@@ -122,4 +133,9 @@ export function methods(handlers: MethodHandlers): Handler {
     }
     return methodNotAllowed(request, allowed)
   }
+}
+
+// RFC 9110 §8.6: no Content-Length on a 1xx or 204 (nor on a 304, which has no content).
+function hasContent(status: number): boolean {
+  return status >= 200 && status !== 204 && status !== 304
 }
