@@ -116,9 +116,9 @@ export function createCompress(
   return async (request, next) => {
     if (encodings.length === 0) return next(request)
     const read = request.method === 'GET' || request.method === 'HEAD'
-    // RFC 9110 §9.3.2: HEAD is negotiated as GET is, so that it carries the header fields a
-    // GET would (Content-Encoding, the coded ETag, Vary), without the content.
-    const coding = read ? negotiate(request) : undefined
+    // The coding this request would get; HEAD too, as GET does, so that it carries the header
+    // fields a GET would (RFC 9110 §9.3.2: Content-Encoding, the coded ETag, Vary).
+    const coding = negotiate(request)
     const conditions = identityPreconditions(request.headers, read, coding)
     let forwarded = request
     if (conditions.headers !== undefined) {
@@ -181,11 +181,11 @@ export function createCompress(
     if (unknownLength && whole != null && byteLength(whole, threshold) < threshold) return asIs()
     const encoder = coding === undefined ? undefined : encoders[coding]
     let body = whole === null ? null : response.body
-    // A HEAD response has no body to measure: its Content-Length (which methods() sets when
-    // it knows the length of the GET body) says whether the GET would be compressed. Without
-    // one it cannot tell, and is sent as it is, as identity always may be (RFC 9110 §12.5.3).
-    const unmeasured = head && unknownLength && threshold > 0
-    if (encoder === undefined || (body === null && !head) || unmeasured) {
+    // A HEAD response has no body to measure: its Content-Length (which methods() gives it,
+    // from the GET body, up to 1 MiB) says whether the GET would be compressed; one without
+    // (a longer body, or a HEAD handler of your own) is taken as a long body, as a GET
+    // stream of unknown length turns out to be once read past the threshold.
+    if (encoder === undefined || (body === null && !head)) {
       // Sent as it is: only Vary changes, in place, so the body keeps its form (a string or
       // bytes, which adapters write in one go, rather than a stream).
       // RFC 9110 §12.5.5: the choice depends on Accept-Encoding, whatever it turns out to be.

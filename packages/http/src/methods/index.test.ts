@@ -60,6 +60,23 @@ describe('methods()', () => {
     expect(empty.headers.has('content-length')).toBe(false)
   })
 
+  test('HEAD reads a streamed GET body to give its length, up to 1 MiB, never an event stream', async () => {
+    const head = (make: () => Response) =>
+      methods({ GET: async () => make() })(new Request(url, { method: 'HEAD' }))
+    expect((await head(() => Response.json({ a: 'é' }))).headers.get('content-length')).toBe('10')
+    const huge = await head(() => new Response(new Uint8Array(1024 * 1024 + 1)))
+    expect(huge.headers.has('content-length')).toBe(false)
+    // An event stream never ends: it is not read (this one never sends a byte, so a HEAD that
+    // read it would never answer).
+    const events = await head(
+      () =>
+        new Response(new ReadableStream({ pull: () => new Promise(() => {}) }), {
+          headers: { 'content-type': 'text/event-stream' },
+        }),
+    )
+    expect(events.headers.has('content-length')).toBe(false)
+  })
+
   test('OPTIONS answers 200 with Allow (RFC 9110 §9.3.7)', async () => {
     const response = await resource(new Request(url, { method: 'OPTIONS' }))
     expect(response.status).toBe(200)
