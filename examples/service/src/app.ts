@@ -123,7 +123,6 @@ export function createService(options: ServiceOptions = {}): Handler {
     ...orderRoutes({
       store,
       publicUrl,
-      maxBodyBytes,
       cursors,
       page: { defaultLimit: 20, maxLimit: 100 },
       createLatencyMs: options.createLatencyMs ?? 0,

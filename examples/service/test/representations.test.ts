@@ -123,10 +123,24 @@ describe('RFC 9110 §8.8.3.3: each coding of an order is a representation with i
     expect(revalidated.headers.etag).toBe('"1%-gzip"')
     expect(vary(revalidated)).toContain('accept-encoding')
     expect(revalidated.body).toHaveLength(0)
-    // The client that holds the identity form is told about the identity form.
-    const plain = await send('GET', path, { 'accept-encoding': 'gzip', 'if-none-match': '"1"' })
+    // The identity tag names the identity form: it matches when this request selects that
+    // form, and not when it selects the gzip form (RFC 9110 §13.1.2), which it then gets.
+    const plain = await send('GET', path, { 'if-none-match': '"1"' })
     expect(plain.status).toBe(304)
     expect(plain.headers.etag).toBe('"1"')
+    expect(vary(plain)).toContain('accept-encoding')
+    const other = await send('GET', path, { 'accept-encoding': 'gzip', 'if-none-match': '"1"' })
+    expect(other.status).toBe(200)
+    expect(other.headers.etag).toBe('"1%-gzip"')
+    expect(JSON.parse(gunzipSync(other.body).toString())).toMatchObject(bigOrder)
+
+    // RFC 9110 §9.3.2: HEAD carries the fields GET does, the coded tag included.
+    const head = await send('HEAD', path, { 'accept-encoding': 'gzip' })
+    expect(head.status).toBe(200)
+    expect(head.headers['content-encoding']).toBe('gzip')
+    expect(head.headers.etag).toBe('"1%-gzip"')
+    expect(vary(head)).toContain('accept-encoding')
+    expect(head.body).toHaveLength(0)
 
     const patched = await send(
       'PATCH',
@@ -166,6 +180,15 @@ describe('compression only from 1 KiB of body, with or without Content-Length', 
     expect(answer.headers.etag).toBe('"1"')
     expect(vary(answer)).not.toContain('accept-encoding')
     expect(JSON.parse(answer.body.toString())).toMatchObject(smallOrder)
+
+    // RFC 9110 §15.4.5: its 304 carries the identity tag and, like its 200, no such Vary.
+    const again = await send('GET', path, { 'accept-encoding': 'gzip', 'if-none-match': '"1"' })
+    expect(again.status).toBe(304)
+    expect(again.headers.etag).toBe('"1"')
+    expect(vary(again)).not.toContain('accept-encoding')
+    const head = await send('HEAD', path, { 'accept-encoding': 'gzip' })
+    expect(head.headers['content-encoding']).toBeUndefined()
+    expect(head.headers.etag).toBe('"1"')
   })
 })
 

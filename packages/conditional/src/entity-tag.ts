@@ -10,18 +10,11 @@
  * @module
  */
 
-import {
-  COMMA,
-  isEtagc,
-  isOws,
-  locateEntityTag,
-  MAX_CONDITIONAL_HEADER_LENGTH,
-  MAX_ENTITY_TAGS,
-  regionEquals,
-  scanEntityTag,
-} from './internal/scan.ts'
+import { locateEntityTag, scanEntityTagList } from '@api-blocks/core'
+import { isEtagc, regionEquals } from './internal/scan.ts'
 
-export { MAX_CONDITIONAL_HEADER_LENGTH, MAX_ENTITY_TAGS } from './internal/scan.ts'
+// The bounds live in core, with the scanner every block shares; they stay exported here.
+export { MAX_CONDITIONAL_HEADER_LENGTH, MAX_ENTITY_TAGS } from '@api-blocks/core'
 
 /**
  * One entity tag. `opaque` is the text between the double quotes; `weak` is whether the tag
@@ -166,49 +159,11 @@ export function weakCompare(a: EntityTag | string, b: EntityTag | string): boole
 }
 
 const ANY: EntityTagList = Object.freeze({ kind: 'any' })
-const invalid = (reason: 'syntax' | 'too-long' | 'too-many'): EntityTagList =>
-  Object.freeze({ kind: 'invalid', reason })
-const INVALID_SYNTAX = invalid('syntax')
-const INVALID_TOO_LONG = invalid('too-long')
-const INVALID_TOO_MANY = invalid('too-many')
-
-/**
- * Walks a list value: `If-Match = "*" / #entity-tag` (RFC 9110 §13.1.1, §13.1.2, list syntax
- * of §5.6.1). Calls `visit(opaqueStart, opaqueEnd, weak)` for each tag and returns the count,
- * -1 for `*`, or an invalid marker. Empty list elements are allowed and skipped (§5.6.1:
- * "a recipient MUST parse and ignore a reasonable number of empty list elements").
- */
-function walkList(
-  value: string,
-  visit: (start: number, end: number, weak: boolean) => void,
-): number | EntityTagList {
-  const length = value.length
-  if (length > MAX_CONDITIONAL_HEADER_LENGTH) return INVALID_TOO_LONG
-  let i = 0
-  while (i < length && isOws(value.charCodeAt(i))) i++
-  if (value.charCodeAt(i) === 0x2a) {
-    let j = i + 1
-    while (j < length && isOws(value.charCodeAt(j))) j++
-    // "*" stands alone: "*, \"a\"" is neither "*" nor a list of entity tags.
-    return j === length ? -1 : INVALID_SYNTAX
-  }
-  let count = 0
-  while (i < length) {
-    const code = value.charCodeAt(i)
-    if (code === COMMA || isOws(code)) {
-      i++
-      continue
-    }
-    const next = scanEntityTag(value, i, scratch)
-    if (next === -1) return INVALID_SYNTAX
-    if (++count > MAX_ENTITY_TAGS) return INVALID_TOO_MANY
-    visit(scratch[0]!, scratch[1]!, scratch[2] === 1)
-    i = next
-    while (i < length && isOws(value.charCodeAt(i))) i++
-    if (i < length && value.charCodeAt(i) !== COMMA) return INVALID_SYNTAX
-  }
-  return count
-}
+const INVALID = {
+  syntax: Object.freeze({ kind: 'invalid', reason: 'syntax' }),
+  'too-long': Object.freeze({ kind: 'invalid', reason: 'too-long' }),
+  'too-many': Object.freeze({ kind: 'invalid', reason: 'too-many' }),
+} as const satisfies Record<string, EntityTagList>
 
 /**
  * Parses an If-Match or If-None-Match value: `*`, a comma-separated list of entity tags (with
@@ -227,12 +182,14 @@ function walkList(
  * ```
  */
 export function parseEntityTagList(value: string): EntityTagList {
-  if (typeof value !== 'string') return INVALID_SYNTAX
+  if (typeof value !== 'string') return INVALID.syntax
   const tags: EntityTag[] = []
-  const result = walkList(value, (start, end, weak) => {
+  // RFC 9110 §13.1.1, §13.1.2: "*" / #entity-tag, list syntax of §5.6.1 (empty elements are
+  // skipped), within the bounds of @api-blocks/core.
+  const result = scanEntityTagList(value, (start, end, weak) => {
     tags.push({ weak, opaque: value.slice(start, end) })
   })
-  if (typeof result !== 'number') return result
-  if (result === -1) return ANY
+  if (result === 'any') return ANY
+  if (typeof result !== 'number') return INVALID[result]
   return { kind: 'tags', tags }
 }

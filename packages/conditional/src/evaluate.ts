@@ -7,11 +7,12 @@
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.2.2
  * @module
  */
+import { locateEntityTag } from '@api-blocks/core'
 import type { EntityTag } from './entity-tag.ts'
 import { parseHttpDate } from './http-date.ts'
 import type { HeaderRecord, HeaderSource } from './internal/headers.ts'
 import { fromGetter, fromRecord, isGetter } from './internal/headers.ts'
-import { locateEntityTag, matchList } from './internal/scan.ts'
+import { matchList } from './internal/scan.ts'
 import type { PreconditionResult } from './outcome.ts'
 import {
   IF_MATCH_ABSENT,

@@ -57,6 +57,13 @@ export type {
   StoreGuardOptions,
 } from './deadline.ts'
 export { StoreGuardError, storeGuard, withDeadline } from './deadline.ts'
+export type { EntityTagListScan } from './entity-tag-list.ts'
+export {
+  locateEntityTag,
+  MAX_CONDITIONAL_HEADER_LENGTH,
+  MAX_ENTITY_TAGS,
+  scanEntityTagList,
+} from './entity-tag-list.ts'
 export type { ApiBlocksErrorOptions, ProblemDetails, ProblemSource } from './error.ts'
 export { ApiBlocksError, isProblemSource } from './error.ts'
 export type { BodyInitLike, Handler, HeadersInitLike, Middleware } from './handler.ts'

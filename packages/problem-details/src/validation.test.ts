@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { problems } from './catalog.ts'
@@ -63,6 +64,35 @@ describe('issuesToPointers', () => {
     expect(MAX_VALIDATION_ERRORS).toBe(100)
     expect(issuesToPointers(issues, 10)).toHaveLength(10)
     expect(issuesToPointers(issues, 1000)).toHaveLength(100)
+  })
+})
+
+describe('issuesToPointers: the cut never splits a character', () => {
+  const wellFormed = (text: string) =>
+    !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
+
+  test('MUST NOT leave a lone surrogate where an emoji straddles the cut', () => {
+    const message = `${'a'.repeat(254)}😀😀`
+    const detail = issuesToPointers([{ message }])[0]!.detail
+    expect(detail).toBe(`${'a'.repeat(254)}…`)
+    expect(wellFormed(detail)).toBe(true)
+  })
+
+  test('property: any well-formed message gives a well-formed prefix of it, at most 256 units', () => {
+    fc.assert(
+      // Astral characters (two UTF-16 units each) among others, so cuts often fall on a pair.
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', 'é', '😀', '𝄞'), minLength: 150, maxLength: 300 }),
+        (message) => {
+          const detail = issuesToPointers([{ message }])[0]!.detail
+          expect(detail.length).toBeLessThanOrEqual(256)
+          expect(wellFormed(detail)).toBe(true)
+          const kept = detail.endsWith('…') && detail !== message ? detail.slice(0, -1) : detail
+          expect(message.startsWith(kept)).toBe(true)
+        },
+      ),
+      { interruptAfterTimeLimit: 1500 },
+    )
   })
 })
 

@@ -68,9 +68,13 @@ export function issuesToPointers(
 const MAX_ISSUE_DETAIL_LENGTH = 256
 
 function bounded(message: string): string {
-  return message.length <= MAX_ISSUE_DETAIL_LENGTH
-    ? message
-    : `${message.slice(0, MAX_ISSUE_DETAIL_LENGTH - 1)}…`
+  if (message.length <= MAX_ISSUE_DETAIL_LENGTH) return message
+  let end = MAX_ISSUE_DETAIL_LENGTH - 1
+  // The cut is in UTF-16 code units: it never keeps the high half of a surrogate pair without
+  // its low half, a lone surrogate that no UTF-8 encoder can write (RFC 8259 §8.1).
+  const last = message.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return `${message.slice(0, end)}…`
 }
 
 /**

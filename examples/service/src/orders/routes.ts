@@ -31,8 +31,6 @@ export interface OrderRoutesOptions {
    * can set.
    */
   publicUrl: string
-  /** Largest accepted request body, in bytes. */
-  maxBodyBytes: number
   /** Runs the asynchronous part of an action (default: soon, on a timer). */
   schedule: (task: () => void) => void
   /** Signs and checks list cursors. */
@@ -99,8 +97,9 @@ function notFound(request: Request, what: string): Response {
 
 /** The handlers of `/v1/orders`, `/v1/orders/:id`, `/v1/orders/:id/cancel` and `/v1/operations/:id`. */
 export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodHandlers> {
-  const { store, maxBodyBytes, schedule, cursors: codec, page: bounds, createLatencyMs } = options
-  const read = { maxBytes: maxBodyBytes }
+  // Bodies are read within the limit limits({ maxBodyBytes }) records for every route (core's
+  // bodyLimitOf), the one the idempotency middleware applies too.
+  const { store, schedule, cursors: codec, page: bounds, createLatencyMs } = options
   const base = options.publicUrl.replace(/\/+$/, '')
   // RFC 9110 §10.2.2 allows a relative Location, but an absolute one on the configured origin
   // is what a client behind proxies can follow as it is; the path goes into the order's
@@ -150,7 +149,7 @@ export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodH
         return json(body, 200, { ...PER_USER, ...(link ? { link } : {}) })
       },
       POST: async (request) => {
-        const input = await readJson(request, createOrderSchema, read)
+        const input = await readJson(request, createOrderSchema)
         if (createLatencyMs > 0)
           await new Promise((resolve) => setTimeout(resolve, createLatencyMs))
         // The order and its Idempotency-Key record commit together (a store with transactions).
@@ -171,11 +170,11 @@ export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodH
       },
       PUT: (request) =>
         write(request, async (current) =>
-          update(current, await readJson(request, replaceOrderSchema, read)),
+          update(current, await readJson(request, replaceOrderSchema)),
         ),
       PATCH: (request) =>
         write(request, async (current) => {
-          const patch = await readJson(request, patchOrderSchema, read)
+          const patch = await readJson(request, patchOrderSchema)
           const changes: OrderChanges = {}
           if (patch.customer !== undefined) changes.customer = patch.customer
           if (patch.items !== undefined) changes.items = patch.items

@@ -438,8 +438,23 @@ describe('request content codings (RFC 9110 §8.4, §15.5.16, §12.5.3)', () => 
     const request = post('0123456789')
     setBodyLimit(request, 4)
     expect(await problemOf(readBody(request))).toMatchObject({ status: 413, max_bytes: 4 })
-    const explicit = post('0123456789')
-    setBodyLimit(explicit, 4)
-    expect((await readBody(explicit, { maxBytes: 10 })).byteLength).toBe(10)
+  })
+
+  test('MUST: one limit per route: maxBytes only narrows the recorded limit, never widens it', async () => {
+    // Changed on purpose: an explicit maxBytes used to replace the recorded limit, so a route
+    // could read past the limit the idempotency middleware had applied to the same body.
+    const wider = post('0123456789')
+    setBodyLimit(wider, 4)
+    expect(await problemOf(readBody(wider, { maxBytes: 10 }))).toMatchObject({
+      status: 413,
+      max_bytes: 4,
+    })
+    const narrower = post('0123456789')
+    setBodyLimit(narrower, 8)
+    expect(await problemOf(readBody(narrower, { maxBytes: 2 }))).toMatchObject({
+      status: 413,
+      max_bytes: 2,
+    })
+    expect((await readBody(post('0123456789'), { maxBytes: 10 })).byteLength).toBe(10)
   })
 })

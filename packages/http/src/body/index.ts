@@ -19,10 +19,11 @@
  * | `readJson`: nested too deeply for the schema | 400 | `badRequest` | `BODY_TOO_DEEP` |
  * | `readJson`: schema failed | 422 | `validation` with JSON Pointers | `VALIDATION_FAILED` |
  *
- * The limit is, in order: the `maxBytes` option; else the limit recorded for the request (core's
- * `setBodyLimit`, as `limits({ maxBodyBytes })` records it for every route), so that every
- * layer reading the body (the idempotency middleware too) applies the route's one limit and
- * answers the same 413; else {@link DEFAULT_MAX_BODY_BYTES}.
+ * The limit is the one recorded for the request (core's `setBodyLimit`, as
+ * `limits({ maxBodyBytes })` records it for every route), so that every layer reading the body
+ * (the idempotency middleware too) applies the route's one limit and answers the same 413; a
+ * `maxBytes` option can only narrow it (the smaller of the two applies). Without either,
+ * {@link DEFAULT_MAX_BODY_BYTES}.
  *
  * A body stream that fails with an `ApiBlocksError` of its own keeps it, and its status: the
  * node adapter's `REQUEST_BODY_CONSUMED` (a body a framework's parser consumed before the
@@ -58,9 +59,10 @@ export const DEFAULT_MAX_BODY_BYTES = 1_048_576
  */
 export interface ReadBodyOptions {
   /**
-   * The largest body accepted, in bytes, before and after decoding. Default: the limit recorded
-   * for the request (core's `bodyLimitOf`, set by `limits({ maxBodyBytes })`), else
-   * {@link DEFAULT_MAX_BODY_BYTES}.
+   * The largest body accepted, in bytes, before and after decoding. When a limit is recorded
+   * for the request (core's `bodyLimitOf`, set by `limits({ maxBodyBytes })`), the smaller of
+   * the two applies: one route has one limit, which a call may narrow but never widen.
+   * Default: the recorded limit, else {@link DEFAULT_MAX_BODY_BYTES}.
    */
   maxBytes?: number
   /**
@@ -123,7 +125,15 @@ async function readDecoded(
   request: Request,
   options: ReadBodyOptions,
 ): Promise<{ bytes: Uint8Array; decoded: boolean }> {
-  const maxBytes = options.maxBytes ?? bodyLimitOf(request) ?? DEFAULT_MAX_BODY_BYTES
+  // One limit per route: an explicit maxBytes may narrow the recorded limit, never widen it,
+  // as the idempotency middleware also takes the smaller of the two.
+  const recorded = bodyLimitOf(request)
+  const maxBytes =
+    options.maxBytes === undefined
+      ? (recorded ?? DEFAULT_MAX_BODY_BYTES)
+      : recorded === undefined
+        ? options.maxBytes
+        : Math.min(options.maxBytes, recorded)
   let decoders: ReturnType<typeof decodersFor>
   try {
     // Before a byte is read: a coding the route does not take is a 415, not a 400 from a

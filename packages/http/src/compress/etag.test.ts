@@ -1,6 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { CODED_ETAG_SEPARATOR, codedEtag, strongOpaque, toIdentityTags } from './etag.ts'
+import {
+  CODED_ETAG_SEPARATOR,
+  codedEtag,
+  ifNoneMatchMatches,
+  strongOpaque,
+  toIdentityTags,
+} from './etag.ts'
 
 const budget = { interruptAfterTimeLimit: 1500 }
 const codings = ['zstd', 'br', 'gzip', 'deflate']
@@ -62,6 +68,16 @@ describe('toIdentityTags (If-Match / If-None-Match for the handler)', () => {
     )
   })
 
+  test('with others false, only the kept codings reach the handler (If-None-Match on GET and HEAD)', () => {
+    const value = '"7%-gzip", "7", W/"7", "7%-br"'
+    expect(toIdentityTags(value, (name) => name === 'gzip', false)).toEqual({
+      value: '"7"',
+      bases: ['7'],
+    })
+    expect(toIdentityTags('"7", W/"7"', () => false, false)).toEqual({ value: '', bases: [] })
+    expect(toIdentityTags('', () => true, false)).toBeUndefined()
+  })
+
   test('a value with nothing to rewrite, *, an invalid list or one past the bounds is left alone', () => {
     const many = (n: number) => Array.from({ length: n }, () => '"7%-gzip"').join(', ')
     expect(toIdentityTags(many(64), () => true)?.bases).toHaveLength(64)
@@ -103,6 +119,30 @@ describe('toIdentityTags (If-Match / If-None-Match for the handler)', () => {
           for (const base of rewritten.bases) expect(rewritten.value).toContain(`"${base}"`)
         },
       ),
+      budget,
+    )
+  })
+})
+
+describe('ifNoneMatchMatches (RFC 9110 §13.1.2: weak comparison)', () => {
+  test('the opaque parts are compared, weak or strong; * matches; an invalid list never does', () => {
+    expect(ifNoneMatchMatches('"6", W/"7"', '"7"')).toBe(true)
+    expect(ifNoneMatchMatches('"7"', 'W/"7"')).toBe(true)
+    expect(ifNoneMatchMatches('"7"', '"7%-gzip"')).toBe(false)
+    expect(ifNoneMatchMatches('"7%-gzip"', '"7%-gzip"')).toBe(true)
+    expect(ifNoneMatchMatches('*', null)).toBe(true)
+    expect(ifNoneMatchMatches('"7"', null)).toBe(false)
+    expect(ifNoneMatchMatches('"7"', 'not a tag')).toBe(false)
+    expect(ifNoneMatchMatches('"7", garbage', '"7"')).toBe(false)
+    expect(ifNoneMatchMatches('', '"7"')).toBe(false)
+  })
+
+  test('property: never throws, and a list naming the tag matches it', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), opaque, (value, tag) => {
+        ifNoneMatchMatches(value, `"${tag}"`)
+        expect(ifNoneMatchMatches(`"x", W/"${tag}"`, `"${tag}"`)).toBe(true)
+      }),
       budget,
     )
   })

@@ -30,9 +30,9 @@
  */
 export const CODED_ETAG_SEPARATOR = '%-'
 
-// RFC 9110 §8.8.3: entity-tag = [ weak ] opaque-tag; opaque-tag = DQUOTE *etagc DQUOTE;
-// etagc = %x21 / %x23-7E / obs-text. Group 1 is the weak prefix, group 2 the opaque part.
-const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/
+import { locateEntityTag, scanEntityTagList } from '@api-blocks/core'
+
+const bounds = new Int32Array(3)
 
 /**
  * The ETag of the `coding` form of a representation whose identity ETag is `etag`: a strong
@@ -49,9 +49,10 @@ const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/
  * ```
  */
 export function codedEtag(etag: string, coding: string): string | undefined {
-  const match = ENTITY_TAG.exec(etag.trim())
-  if (match === null) return undefined
-  return match[1] === undefined ? `"${match[2]}${CODED_ETAG_SEPARATOR}${coding}"` : match[0]
+  // RFC 9110 §8.8.3: entity-tag = [ weak ] opaque-tag, located by core's scanner.
+  if (!locateEntityTag(etag, bounds)) return undefined
+  const opaque = etag.slice(bounds[0], bounds[1])
+  return bounds[2] === 1 ? `W/"${opaque}"` : `"${opaque}${CODED_ETAG_SEPARATOR}${coding}"`
 }
 
 /**
@@ -64,18 +65,9 @@ export function codedEtag(etag: string, coding: string): string | undefined {
  * ```
  */
 export function strongOpaque(etag: string): string | undefined {
-  const match = ENTITY_TAG.exec(etag.trim())
-  return match === null || match[1] !== undefined ? undefined : match[2]
+  if (!locateEntityTag(etag, bounds) || bounds[2] === 1) return undefined
+  return etag.slice(bounds[0], bounds[1])
 }
-
-// Bounds of @api-blocks/conditional (MAX_CONDITIONAL_HEADER_LENGTH, MAX_ENTITY_TAGS): a list
-// past them matches nothing there, and must stay that way, so it is left as it is here.
-const MAX_LIST_LENGTH = 8192
-const MAX_LIST_TAGS = 64
-
-// One member of a #entity-tag list (RFC 9110 §5.6.1, §13.1.1): optional whitespace, an
-// entity tag or nothing (empty elements are allowed), then a comma or the end.
-const MEMBER = /[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(,|$)/y
 
 /**
  * @internal What {@link toIdentityTags} made of a list.
@@ -86,7 +78,7 @@ const MEMBER = /[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(,|$)/y
  * ```
  */
 export interface IdentityTags {
-  /** The list with coded tags replaced by their identity tag (and unwanted codings dropped). */
+  /** The list with coded tags replaced by their identity tag (and unwanted tags dropped). */
   readonly value: string
   /** The opaque parts of the identity tags that replaced a coded tag. */
   readonly bases: readonly string[]
@@ -101,49 +93,69 @@ const CODING = /^[a-z0-9][a-z0-9_.+-]*$/
 /**
  * @internal Rewrites an If-Match or If-None-Match value for the handler: each strong tag of a
  * coded form (`"7%-gzip"`) whose coding `keep` accepts becomes its identity tag (`"7"`); one
- * whose coding it refuses is dropped; weak tags and other tags stay. Answers `undefined` when
- * there is nothing to rewrite: no coded tag, `*`, or a value that is not a valid list within
- * the bounds of `@api-blocks/conditional` (which then treats it as invalid, as it would have).
+ * whose coding it refuses is dropped; every other tag (weak, or of no coding) stays, unless
+ * `others` is false, when it is dropped too. Answers `undefined` when nothing changes, for `*`,
+ * and for a value that is not a valid list within core's bounds (`@api-blocks/conditional`
+ * then treats it as invalid, as it would have). The list is read with core's
+ * `scanEntityTagList`, the scanner conditional evaluates it with.
  *
  * @example
  * ```ts
  * toIdentityTags('"7%-gzip", W/"6"', () => true) // { value: '"7", W/"6"', bases: ['7'] }
  * toIdentityTags('"7%-br", "7"', (coding) => coding === 'gzip') // { value: '"7"', bases: [] }
+ * toIdentityTags('"7%-gzip", "7"', () => true, false) // { value: '"7"', bases: ['7'] }
  * toIdentityTags('"7"', () => true) // undefined: nothing to rewrite
  * ```
  */
 export function toIdentityTags(
   value: string,
   keep: (coding: string) => boolean,
+  others = true,
 ): IdentityTags | undefined {
-  if (value.length > MAX_LIST_LENGTH || !value.includes(CODED_ETAG_SEPARATOR)) return undefined
+  if (others && !value.includes(CODED_ETAG_SEPARATOR)) return undefined
   const members: string[] = []
   const bases: string[] = []
   let changed = false
-  let count = 0
-  let at = 0
-  for (;;) {
-    MEMBER.lastIndex = at
-    const match = MEMBER.exec(value)
-    if (match === null) return undefined
-    const opaque = match[2]
-    if (opaque !== undefined) {
-      if (++count > MAX_LIST_TAGS) return undefined
-      const split = match[1] === undefined ? opaque.lastIndexOf(CODED_ETAG_SEPARATOR) : -1
-      const coding = split < 0 ? '' : opaque.slice(split + CODED_ETAG_SEPARATOR.length)
-      if (split >= 0 && CODING.test(coding)) {
-        changed = true
-        if (keep(coding)) {
-          const base = opaque.slice(0, split)
-          bases.push(base)
-          members.push(`"${base}"`)
-        }
-      } else {
-        members.push(`${match[1] ?? ''}"${opaque}"`)
+  const scan = scanEntityTagList(value, (start, end, weak) => {
+    const opaque = value.slice(start, end)
+    const split = weak ? -1 : opaque.lastIndexOf(CODED_ETAG_SEPARATOR)
+    const coding = split < 0 ? '' : opaque.slice(split + CODED_ETAG_SEPARATOR.length)
+    if (split >= 0 && CODING.test(coding)) {
+      changed = true
+      if (keep(coding)) {
+        const base = opaque.slice(0, split)
+        bases.push(base)
+        members.push(`"${base}"`)
       }
+    } else if (others) {
+      members.push(`${weak ? 'W/' : ''}"${opaque}"`)
+    } else {
+      changed = true
     }
-    if (match[3] === '') break
-    at = MEMBER.lastIndex
-  }
-  return changed ? { value: members.join(', '), bases } : undefined
+  })
+  return typeof scan === 'number' && changed ? { value: members.join(', '), bases } : undefined
+}
+
+/**
+ * @internal Whether an If-None-Match value matches the ETag a response is sent with, by the
+ * weak comparison of RFC 9110 §13.1.2 (§8.8.3.2: the opaque parts are equal, weak or not):
+ * `*` matches any representation; an invalid list, or a response without a valid tag, nothing
+ * else.
+ *
+ * @example
+ * ```ts
+ * ifNoneMatchMatches('"6", W/"7"', '"7"') // true
+ * ifNoneMatchMatches('"7"', '"7%-gzip"') // false: another representation
+ * ```
+ */
+export function ifNoneMatchMatches(value: string, etag: string | null): boolean {
+  const current =
+    etag !== null && locateEntityTag(etag, bounds) ? etag.slice(bounds[0], bounds[1]) : undefined
+  let found = false
+  const scan = scanEntityTagList(value, (start, end) => {
+    if (!found && current !== undefined && end - start === current.length) {
+      found = value.startsWith(current, start)
+    }
+  })
+  return scan === 'any' || (typeof scan === 'number' && found)
 }

@@ -1,6 +1,9 @@
+import type { Middleware } from '@api-blocks/core'
+import { contextKey, getContext, setContext } from '@api-blocks/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { compose } from '../compose.ts'
+import { methods } from '../methods/index.ts'
 import { compress, isCompressible, webEncoders } from './index.ts'
 
 const url = 'https://api.example/v1/orders'
@@ -134,26 +137,37 @@ describe('compress() (Web build)', () => {
     },
   )
 
-  test('MUST: a 304 is not transformed but carries the Vary the 200 would (RFC 9110 §15.4.5)', async () => {
+  test('a 304 it cannot trace to the coded form (If-Modified-Since) is left as the handler made it', async () => {
+    // Changed on purpose: Vary used to be added to every 304, though the 200 of a small or
+    // incompressible body carries none (RFC 9110 §15.4.5: the Vary the 200 would carry).
     const result = await call(
       compress(),
       () => new Response(null, { status: 304, headers: { etag: '"x"', vary: 'Origin' } }),
-      { 'accept-encoding': 'gzip' },
+      { 'accept-encoding': 'gzip', 'if-modified-since': 'Sun, 06 Nov 1994 08:49:37 GMT' },
     )
     expect(result.status).toBe(304)
     expect(result.headers.has('content-encoding')).toBe(false)
-    expect(result.headers.get('vary')).toBe('Origin, Accept-Encoding')
+    expect(result.headers.get('vary')).toBe('Origin')
+    expect(result.headers.get('etag')).toBe('"x"')
   })
 
-  test('HEAD is never compressed but carries the Vary a GET would', async () => {
-    const response = await call(
-      compress(),
-      () => new Response(null, { headers: { 'content-type': 'application/json' } }),
-      { 'accept-encoding': 'gzip' },
-      'HEAD',
-    )
-    expect(response.headers.has('content-encoding')).toBe(false)
-    expect(response.headers.get('vary')).toBe('Accept-Encoding')
+  test('HEAD of unknown length is taken as a long body; a short Content-Length is not coded', async () => {
+    const head = (headers: Record<string, string>) =>
+      call(
+        compress(),
+        () => new Response(null, { headers: { 'content-type': 'application/json', ...headers } }),
+        { 'accept-encoding': 'gzip' },
+        'HEAD',
+      )
+    const unknown = await head({ etag: '"h"' })
+    expect(unknown.headers.get('content-encoding')).toBe('gzip')
+    expect(unknown.headers.get('etag')).toBe('"h%-gzip"')
+    expect(unknown.headers.get('vary')).toBe('Accept-Encoding')
+    expect(unknown.body).toBeNull()
+    const short = await head({ etag: '"h"', 'content-length': '10' })
+    expect(short.headers.has('content-encoding')).toBe(false)
+    expect(short.headers.get('etag')).toBe('"h"')
+    expect(short.headers.get('content-length')).toBe('10')
   })
 
   test('a streamed body without Content-Length over the threshold is compressed, intact', async () => {
@@ -225,15 +239,31 @@ describe('compress(): conditional requests across codings (RFC 9110 §8.8.3.3, �
     expect(again.headers.has('content-encoding')).toBe(false)
   })
 
-  test('a client holding the identity form gets a 304 that names the identity form', async () => {
-    const { send } = resource()
+  test('a client holding the identity form gets a 304 that names it, when the 200 would be identity', async () => {
+    const { seen, send } = resource()
     const plain = await send({})
     expect(plain.headers.get('etag')).toBe('"7"')
-    for (const acceptEncoding of ['identity', 'gzip']) {
-      const again = await send({ 'accept-encoding': acceptEncoding, 'if-none-match': '"7"' })
+    for (const headers of [{}, { 'accept-encoding': 'identity' }]) {
+      const again = await send({ ...headers, 'if-none-match': '"7"' })
       expect(again.status).toBe(304)
       expect(again.headers.get('etag')).toBe('"7"')
+      // The 200 was compressible, so it depended on Accept-Encoding, and so does its 304.
+      expect(again.headers.get('vary')).toBe('Accept-Encoding')
+      expect(again.headers.has('content-type')).toBe(false)
+      expect(again.headers.has('content-length')).toBe(false)
+      expect(await again.text()).toBe('')
     }
+    // The identity tag is compared on the way out, with the tag the response is sent with.
+    expect(seen.slice(1).map((fields) => fields.ifNoneMatch)).toEqual(['', ''])
+  })
+
+  test('MUST: an identity tag does not match the gzip form a large body is sent in (RFC 9110 §13.1.2, §15.4.5)', async () => {
+    const { send } = resource()
+    const response = await send({ 'accept-encoding': 'gzip', 'if-none-match': '"7"' })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('etag')).toBe('"7%-gzip"')
+    expect(response.headers.get('content-encoding')).toBe('gzip')
+    expect(await decode(response)).toBe(big)
   })
 
   test('holding both forms, the client is told the one this request negotiates', async () => {
@@ -243,15 +273,58 @@ describe('compress(): conditional requests across codings (RFC 9110 §8.8.3.3, �
     expect(again.headers.get('etag')).toBe('"7%-gzip"')
   })
 
-  test('on GET the tag of another coding does not match the selected representation', async () => {
+  test.each([
+    ['large, with Content-Length', () => jsonResponse(big, { etag: '"7"' }), '"7%-gzip"'],
+    [
+      'large, without Content-Length',
+      () => new Response(big, { headers: { 'content-type': 'application/json', etag: '"7"' } }),
+      '"7%-gzip"',
+    ],
+    [
+      'small, without Content-Length',
+      () => Response.json({ small: true }, { headers: { etag: '"7"' } }),
+      '"7"',
+    ],
+  ])(
+    'MUST: HEAD through methods() carries the header fields of its GET, %s (RFC 9110 §9.3.2)',
+    async (_, make, etag) => {
+      const app = compose(compress())(methods({ GET: async () => make() }))
+      const gzip = { 'accept-encoding': 'gzip' }
+      const get = await app(new Request(url, { headers: gzip }))
+      const head = await app(new Request(url, { method: 'HEAD', headers: gzip }))
+      expect(head.status).toBe(200)
+      for (const name of ['etag', 'content-encoding', 'vary', 'content-type']) {
+        expect(head.headers.get(name), name).toBe(get.headers.get(name))
+      }
+      expect(head.headers.get('etag')).toBe(etag)
+      expect(await head.text()).toBe('')
+    },
+  )
+
+  test('on GET and HEAD the tag of another coding does not match the selected representation', async () => {
     const { seen, send } = resource()
     const response = await send({ 'accept-encoding': 'gzip', 'if-none-match': '"7%-deflate"' })
     expect(seen[0]!.ifNoneMatch).toBe('')
     expect(response.status).toBe(200)
     expect(response.headers.get('etag')).toBe('"7%-gzip"')
-    // HEAD is never compressed: no coded tag selects its representation.
-    await send({ 'accept-encoding': 'gzip', 'if-none-match': '"7%-gzip"' }, 'HEAD')
+    const head = await send({ 'accept-encoding': 'gzip', 'if-none-match': '"7%-deflate"' }, 'HEAD')
     expect(seen[1]!.ifNoneMatch).toBe('')
+    expect(head.status).toBe(200)
+  })
+
+  test('MUST: HEAD carries the fields GET would, coded ETag included, and revalidates alike (RFC 9110 §9.3.2)', async () => {
+    const { seen, send } = resource()
+    const get = await send({ 'accept-encoding': 'gzip' })
+    const head = await send({ 'accept-encoding': 'gzip' }, 'HEAD')
+    for (const name of ['etag', 'content-encoding', 'vary', 'content-length']) {
+      expect(head.headers.get(name), name).toBe(get.headers.get(name))
+    }
+    expect(head.headers.get('etag')).toBe('"7%-gzip"')
+    expect(head.body).toBeNull()
+    const again = await send({ 'accept-encoding': 'gzip', 'if-none-match': '"7%-gzip"' }, 'HEAD')
+    expect(seen[2]!.ifNoneMatch).toBe('"7"')
+    expect(again.status).toBe(304)
+    expect(again.headers.get('etag')).toBe('"7%-gzip"')
   })
 
   test('MUST (If-Match, strong comparison): every coding’s tag of the current version matches', async () => {
@@ -263,9 +336,13 @@ describe('compress(): conditional requests across codings (RFC 9110 §8.8.3.3, �
       expect(response.status, tag).toBe(200)
     }
     expect(seen.map((fields) => fields.ifMatch)).toEqual(tags.map(() => '"7"'))
+    // The write's own response is compressed as any other is, with its coded tag.
+    const written = await send({ 'if-match': '"7%-gzip"', 'accept-encoding': 'gzip' }, 'PATCH')
+    expect(written.headers.get('content-encoding')).toBe('gzip')
+    expect(written.headers.get('etag')).toBe('"7%-gzip"')
     // If-None-Match on a write guards the resource: any coding's tag names the version.
     await send({ 'if-none-match': '"7%-deflate"' }, 'PUT')
-    expect(seen[tags.length]!.ifNoneMatch).toBe('"7"')
+    expect(seen[tags.length + 1]!.ifNoneMatch).toBe('"7"')
   })
 
   test('weak tags, other versions, other spellings and invalid lists reach the handler as sent', async () => {
@@ -291,22 +368,128 @@ describe('compress(): conditional requests across codings (RFC 9110 §8.8.3.3, �
     expect(statuses.slice(0, 3)).toEqual([412, 412, 412])
   })
 
-  test('a 304 for a body under the threshold keeps the identity tag, as its 200 does', async () => {
-    const handler = async (request: Request) =>
-      request.headers.get('if-none-match') === '"s1"'
-        ? new Response(null, { status: 304, headers: { etag: '"s1"' } })
-        : new Response('{"small":true}', {
-            headers: { 'content-type': 'application/json', etag: '"s1"' },
-          })
+  test.each([
+    ['under the threshold', '{"small":true}', 'application/json'],
+    ['not compressible', 'x'.repeat(4096), 'image/png'],
+  ])(
+    'MUST: the 304 of a body %s carries the identity tag and no Vary, as its 200 does (RFC 9110 §15.4.5)',
+    async (_, body, type) => {
+      const handler = async (request: Request) =>
+        request.headers.get('if-none-match') === '"s1"'
+          ? new Response(null, { status: 304, headers: { etag: '"s1"' } })
+          : new Response(body, {
+              headers: { 'content-type': type, etag: '"s1"', 'cache-control': 'max-age=60' },
+            })
+      const app = compose(compress())(handler)
+      const first = await app(new Request(url, { headers: { 'accept-encoding': 'gzip' } }))
+      expect(first.headers.has('content-encoding')).toBe(false)
+      expect(first.headers.get('etag')).toBe('"s1"')
+      expect(first.headers.has('vary')).toBe(false)
+      const again = await app(
+        new Request(url, {
+          headers: { 'accept-encoding': 'gzip', 'if-none-match': 'W/"0", "s1"' },
+        }),
+      )
+      expect(again.status).toBe(304)
+      expect(again.headers.get('etag')).toBe('"s1"')
+      expect(again.headers.has('vary')).toBe(false)
+      expect(again.headers.get('cache-control')).toBe('max-age=60')
+      expect(again.headers.has('content-type')).toBe(false)
+    },
+  )
+
+  test('a 304 for a large body to a client holding its gzip form comes from the handler, cheaply', async () => {
+    let built = 0
+    const handler = async (request: Request) => {
+      if (request.headers.get('if-none-match') === '"7"') {
+        return new Response(null, { status: 304, headers: { etag: '"7"' } })
+      }
+      built++
+      return jsonResponse(big, { etag: '"7"' })
+    }
     const app = compose(compress())(handler)
-    const first = await app(new Request(url, { headers: { 'accept-encoding': 'gzip' } }))
-    expect(first.headers.has('content-encoding')).toBe(false)
-    expect(first.headers.get('etag')).toBe('"s1"')
     const again = await app(
-      new Request(url, { headers: { 'accept-encoding': 'gzip', 'if-none-match': '"s1"' } }),
+      new Request(url, { headers: { 'accept-encoding': 'gzip', 'if-none-match': '"7%-gzip"' } }),
     )
     expect(again.status).toBe(304)
-    expect(again.headers.get('etag')).toBe('"s1"')
+    expect(again.headers.get('etag')).toBe('"7%-gzip"')
+    expect(again.headers.get('vary')).toBe('Accept-Encoding')
+    expect(built).toBe(0)
+  })
+})
+
+describe('compress(): the request is handed on, never changed in place', () => {
+  // What Workers and Deno.serve hand a handler: a Request whose header list is immutable.
+  class ImmutableHeaders extends Headers {
+    override set(): void {
+      throw new TypeError('Headers are immutable')
+    }
+    override delete(): void {
+      throw new TypeError('Headers are immutable')
+    }
+    override append(): void {
+      throw new TypeError('Headers are immutable')
+    }
+  }
+  const immutable = (init: RequestInit) => {
+    const request = new Request(url, init)
+    const headers = new ImmutableHeaders(request.headers)
+    Object.defineProperty(request, 'headers', { value: headers })
+    return request
+  }
+
+  test('MUST NOT fail on a request with immutable header fields (Workers, Deno.serve)', async () => {
+    const seen: (string | null)[] = []
+    const handler = async (request: Request) => {
+      seen.push(request.headers.get('if-match'), request.headers.get('if-none-match'))
+      return jsonResponse(big, { etag: '"7"' })
+    }
+    const get = await compress()(
+      immutable({ headers: { 'accept-encoding': 'gzip', 'if-none-match': '"7%-gzip"' } }),
+      handler,
+    )
+    expect(get.status).toBe(304)
+    const patch = await compress()(
+      immutable({ method: 'PATCH', headers: { 'if-match': '"7%-br"' }, body: '{"a":1}' }),
+      async (request) => {
+        seen.push(request.headers.get('if-match'), await request.text())
+        return new Response(null, { status: 204 })
+      },
+    )
+    expect(patch.status).toBe(204)
+    expect(seen).toEqual([null, '"7"', '"7"', '{"a":1}'])
+  })
+
+  test('the layers outside see the fields the client sent; the handler sees the context', async () => {
+    const key = contextKey<string>('test.compress')
+    const outside: (string | null)[] = []
+    const outer: Middleware = async (request, next) => {
+      setContext(request, key, 'kept')
+      const response = await next(request)
+      outside.push(request.headers.get('if-none-match'), request.headers.get('if-match'))
+      return response
+    }
+    const app = compose(
+      outer,
+      compress(),
+    )(async (request) => {
+      expect(getContext(request, key)).toBe('kept')
+      return jsonResponse(big, { etag: '"7"' })
+    })
+    await app(
+      new Request(url, {
+        headers: { 'accept-encoding': 'gzip', 'if-none-match': '"7%-gzip"', 'if-match': '"7%-br"' },
+      }),
+    )
+    expect(outside).toEqual(['"7%-gzip"', '"7%-br"'])
+    // compress() alone, without compose(), carries the context too.
+    const request = new Request(url, { headers: { 'if-match': '"7%-br"' } })
+    setContext(request, key, 'kept')
+    const response = await compress()(request, async (forwarded) => {
+      expect(forwarded).not.toBe(request)
+      return new Response(getContext(forwarded, key))
+    })
+    expect(await response.text()).toBe('kept')
   })
 })
 

@@ -55,11 +55,13 @@ export function webEncoders(): Record<string, Encoder> {
 /**
  * Compresses responses when the client's Accept-Encoding allows it: bodies of at least the
  * threshold (measured on the body: Content-Length, a body in memory, or a stream read ahead up
- * to the threshold), only compressible types, never for HEAD, 204, 206, 304, an already
- * encoded body or `Cache-Control: no-transform`. Adds `Vary: Accept-Encoding` through the
- * accumulator to every response it could have compressed. Each coded form gets its own strong
- * ETag (`"x"` → `"x%-gzip"`, see `codedEtag`); If-Match and If-None-Match are mapped
- * back to the identity tag before the handler runs, and a 304 names the form the client holds.
+ * to the threshold), only compressible types, never for 204, 206, 304, an already encoded
+ * body or `Cache-Control: no-transform`; HEAD gets the fields its GET would, without content.
+ * Adds `Vary: Accept-Encoding` through the accumulator to every response it could have
+ * compressed. Each coded form gets its own strong ETag (`"x"` → `"x%-gzip"`, see
+ * `codedEtag`). The handler gets a new Request whose If-Match and If-None-Match hold identity
+ * tags; on GET and HEAD the tags it cannot map are compared on the way out with the tag the
+ * response is sent with, so a 304 carries the ETag and Vary of its 200 (RFC 9110 §15.4.5).
  *
  * @example
  * ```ts

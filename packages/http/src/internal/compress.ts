@@ -1,8 +1,8 @@
 // The compression middleware, independent of where the encoders come from: the Web build
 // (./index.ts) passes CompressionStream encoders, the Node build (./node.ts) node:zlib ones.
 import type { Middleware } from '@api-blocks/core'
-import { readAhead, wholeBodyOf } from '@api-blocks/core'
-import { codedEtag, strongOpaque, toIdentityTags } from '../compress/etag.ts'
+import { copyContext, readAhead, wholeBodyOf } from '@api-blocks/core'
+import { codedEtag, ifNoneMatchMatches, strongOpaque, toIdentityTags } from '../compress/etag.ts'
 import { mergeHeader, parseCacheControl } from '../headers/index.ts'
 import { negotiateEncoding } from '../negotiate/encoding.ts'
 import { parseMediaType } from '../negotiate/media-type.ts'
@@ -115,48 +115,93 @@ export function createCompress(
 
   return async (request, next) => {
     if (encodings.length === 0) return next(request)
-    // RFC 9110 §8.8.3.3: the tags of coded forms ("7%-gzip") are mapped back to the identity
-    // tag ("7") the handler knows, so its preconditions see the representation's version.
-    const sent = identityPreconditions(request, negotiate)
-    const response = await next(request)
+    const read = request.method === 'GET' || request.method === 'HEAD'
+    // The coding this request would get; HEAD too, as GET does, so that it carries the header
+    // fields a GET would (RFC 9110 §9.3.2: Content-Encoding, the coded ETag, Vary).
+    const coding = negotiate(request)
+    const conditions = identityPreconditions(request.headers, read, coding)
+    let forwarded = request
+    if (conditions.headers !== undefined) {
+      // A new Request, not the fields rewritten in place: an incoming request's headers are
+      // immutable on some runtimes (Workers, Deno.serve), and the layers outside this one
+      // must see what the client sent. The body moves over unread (Fetch "new Request").
+      forwarded = new Request(request, { headers: conditions.headers })
+      copyContext(request, forwarded)
+    }
+    const response = await next(forwarded)
     if (response.type === 'error') return response
     if (response.status === 304) {
-      // RFC 9110 §15.4.5: a 304 carries the ETag and the Vary the 200 would have carried. The
-      // 200 depended on Accept-Encoding; and when the client revalidated the coded form it
-      // holds (its tag named the coding this request negotiates), the 200 would have been
-      // that form again, so the 304 names it. Otherwise the identity tag stays: the client
-      // holds the identity form (a small body, or one fetched without compression), and
-      // identity is always an acceptable coding (§12.5.3).
+      // RFC 9110 §15.4.5: a 304 carries the ETag and the Vary its 200 would have carried. The
+      // handler only saw the tags of the coded form this request negotiates (every other tag
+      // is evaluated below, on the response as it is sent), so its 304 says that the client
+      // holds that form: the 200 would have been that form again, which exists only for a
+      // body that is compressed, and so depends on Accept-Encoding. A 304 that cannot be
+      // traced to such a tag (If-Modified-Since alone) is left as the handler made it.
+      const etag = response.headers.get('etag')
+      const opaque = etag === null ? undefined : strongOpaque(etag)
+      if (coding === undefined || opaque === undefined || !conditions.bases.includes(opaque)) {
+        return response
+      }
       return withHeaders(response, (headers) => {
         mergeHeader(headers, 'vary', 'Accept-Encoding')
-        const etag = headers.get('etag')
-        const opaque = etag === null ? undefined : strongOpaque(etag)
-        if (sent !== undefined && opaque !== undefined && sent.bases.includes(opaque)) {
-          headers.set('etag', codedEtag(etag!, sent.coding)!)
-        }
+        headers.set('etag', codedEtag(etag!, coding)!)
       })
     }
-    if (!eligible(response)) return response
+    const sent = await outgoing(response, request.method === 'HEAD', coding)
+    // RFC 9110 §13.1.2, §13.2.2 step 3: If-None-Match, evaluated on the representation this
+    // request selects, now that it is known (identity or coded, with its own tag); a 2xx
+    // means that the preconditions before it held. A 304 carries the fields of that 200.
+    const ifNoneMatch = conditions.ifNoneMatch
+    if (ifNoneMatch === undefined || sent.status < 200 || sent.status > 299) return sent.build()
+    if (!ifNoneMatchMatches(ifNoneMatch, sent.headers.get('etag'))) return sent.build()
+    sent.discard()
+    return notModified(sent.headers)
+  }
+
+  /**
+   * The response as it will be sent, before its body is encoded: its header fields, and how
+   * to build it (or drop its body, for a 304).
+   */
+  async function outgoing(
+    response: Response,
+    head: boolean,
+    coding: string | undefined,
+  ): Promise<Outgoing> {
+    const asIs = (sent: Response = response): Outgoing => ({
+      status: sent.status,
+      headers: sent.headers,
+      build: () => sent,
+      discard: () => void sent.body?.cancel().catch(() => undefined),
+    })
+    if (!eligible(response)) return asIs()
     // The threshold is about the body, whether or not a Content-Length says how long it is.
     // A body in memory (the node adapter's responses) is measured without being consumed.
     const whole = wholeBodyOf(response)
     const unknownLength = knownLength(response.headers) === undefined
-    if (unknownLength && whole != null && byteLength(whole, threshold) < threshold) return response
-    const coding = request.method === 'HEAD' ? undefined : negotiate(request)
+    if (unknownLength && whole != null && byteLength(whole, threshold) < threshold) return asIs()
     const encoder = coding === undefined ? undefined : encoders[coding]
     let body = whole === null ? null : response.body
-    if (encoder === undefined || body === null) {
+    // A HEAD response has no body to measure: its Content-Length (which methods() gives it,
+    // from the GET body, up to 1 MiB) says whether the GET would be compressed; one without
+    // (a longer body, or a HEAD handler of your own) is taken as a long body, as a GET
+    // stream of unknown length turns out to be once read past the threshold.
+    if (encoder === undefined || (body === null && !head)) {
       // Sent as it is: only Vary changes, in place, so the body keeps its form (a string or
       // bytes, which adapters write in one go, rather than a stream).
       // RFC 9110 §12.5.5: the choice depends on Accept-Encoding, whatever it turns out to be.
-      return withHeaders(response, (headers) => mergeHeader(headers, 'vary', 'Accept-Encoding'))
+      return asIs(
+        withHeaders(response, (headers) => mergeHeader(headers, 'vary', 'Accept-Encoding')),
+      )
     }
-    if (unknownLength && whole === undefined && threshold > 0) {
+    if (head) body = null
+    if (body !== null && unknownLength && whole === undefined && threshold > 0) {
       // A stream: read ahead up to the threshold. One that ends before is sent as it is, as a
       // body with a small Content-Length is; past it, what was read goes on with the rest.
       const ahead = await readAhead(body, threshold - 1)
-      // Chunks of a Response body are Uint8Arrays over ArrayBuffers (the Fetch standard).
-      if (ahead.complete) return new Response(ahead.bytes as Uint8Array<ArrayBuffer>, response)
+      if (ahead.complete) {
+        // Chunks of a Response body are Uint8Arrays over ArrayBuffers (the Fetch standard).
+        return asIs(new Response(ahead.bytes as Uint8Array<ArrayBuffer>, response))
+      }
       body = ahead.stream as ReadableStream<Uint8Array<ArrayBuffer>>
     }
     const headers = new Headers(response.headers)
@@ -172,12 +217,58 @@ export function createCompress(
       if (coded === undefined) headers.delete('etag')
       else headers.set('etag', coded)
     }
-    return new Response(body.pipeThrough(encoder()), {
+    const source = body
+    return {
       status: response.status,
-      statusText: response.statusText,
       headers,
-    })
+      build: () =>
+        new Response(source === null ? null : source.pipeThrough(encoder()), {
+          status: response.status,
+          statusText: response.statusText,
+          headers,
+        }),
+      discard: () => void source?.cancel().catch(() => undefined),
+    }
   }
+}
+
+/** A response about to be sent (see `outgoing`). */
+interface Outgoing {
+  readonly status: number
+  /** Its header fields as they will be sent. */
+  readonly headers: Headers
+  /** Builds it, encoding its body when it is compressed. */
+  readonly build: () => Response
+  /** Drops its body, for a 304 sent in its place. */
+  readonly discard: () => void
+}
+
+// Fields that describe the content (RFC 9110 §8 representation metadata, §6.4 framing), which
+// a 304 has none of; Content-Location stays (§15.4.5 requires it).
+const CONTENT_FIELDS = [
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-range',
+  'content-disposition',
+  'content-digest',
+  'repr-digest',
+  'transfer-encoding',
+  'trailer',
+  'accept-ranges',
+]
+
+/**
+ * RFC 9110 §15.4.5: a 304 with the fields the 200 would have carried (ETag, Vary,
+ * Cache-Control, Expires, Content-Location, Date), without representation metadata, and
+ * Last-Modified only when there is no ETag (it then guides cache updates).
+ */
+function notModified(sent: Headers): Response {
+  const headers = new Headers(sent)
+  for (const name of CONTENT_FIELDS) headers.delete(name)
+  if (headers.has('etag')) headers.delete('last-modified')
+  return new Response(null, { status: 304, headers })
 }
 
 /** The Content-Length, when the response has a valid one. */
@@ -195,40 +286,55 @@ function byteLength(body: string | Uint8Array, threshold: number): number {
   return body.length >= threshold ? body.length : new TextEncoder().encode(body).byteLength
 }
 
-/** The identity tags that stood for the tags of coded forms in this request's If-None-Match. */
-interface SentCodedTags {
-  /** The coding this request negotiates, the one those tags named. */
-  readonly coding: string
-  /** The opaque parts of their identity tags. */
+/** What `compress()` made of a request's If-Match and If-None-Match. */
+interface Preconditions {
+  /** The header fields to hand the handler, when they differ from the request's own. */
+  readonly headers: Headers | undefined
+  /** The opaque parts of the identity tags that stood for tags of the negotiated coding. */
   readonly bases: readonly string[]
+  /** The If-None-Match of a GET or HEAD, as the client sent it, evaluated on the way out. */
+  readonly ifNoneMatch: string | undefined
 }
 
-// Rewrites If-Match and If-None-Match in place for the handler (see toIdentityTags), and
-// answers what a 304 needs to name the coded form again.
+const NO_PRECONDITIONS: Preconditions = { headers: undefined, bases: [], ifNoneMatch: undefined }
+
+// The If-Match and If-None-Match the handler sees, in identity tags (see toIdentityTags).
 function identityPreconditions(
-  request: Request,
-  negotiate: (request: Request) => string | undefined,
-): SentCodedTags | undefined {
-  const headers = request.headers
-  const ifMatch = headers.get('if-match')
+  fields: Headers,
+  read: boolean,
+  coding: string | undefined,
+): Preconditions {
+  const ifMatch = fields.get('if-match')
+  const ifNoneMatch = fields.get('if-none-match')
+  if (ifMatch === null && ifNoneMatch === null) return NO_PRECONDITIONS
+  let headers: Headers | undefined
+  const rewrite = (name: string, value: string) => {
+    headers ??= new Headers(fields)
+    headers.set(name, value)
+  }
   // RFC 9110 §13.1.1: If-Match asks whether the resource is still at the version the client
   // saw, whichever form it saw it in: every coding's tag stands for the identity tag.
   if (ifMatch !== null) {
     const rewritten = toIdentityTags(ifMatch, () => true)
-    if (rewritten !== undefined) headers.set('if-match', rewritten.value)
+    if (rewritten !== undefined) rewrite('if-match', rewritten.value)
   }
-  const ifNoneMatch = headers.get('if-none-match')
-  if (ifNoneMatch === null) return undefined
-  const read = request.method === 'GET' || request.method === 'HEAD'
+  if (ifNoneMatch === null) return { headers, bases: [], ifNoneMatch: undefined }
+  if (!read) {
+    // On other methods If-None-Match guards the resource, as If-Match does.
+    const rewritten = toIdentityTags(ifNoneMatch, () => true)
+    if (rewritten !== undefined) rewrite('if-none-match', rewritten.value)
+    return { headers, bases: [], ifNoneMatch: undefined }
+  }
   // RFC 9110 §13.1.2: on GET and HEAD, If-None-Match is compared with the representation
-  // this request selects: only the tag of the coding it negotiates can match (HEAD is never
-  // compressed, so none), the tags of other codings are dropped. On other methods it guards
-  // the resource, as If-Match does.
-  const coding = request.method === 'GET' ? negotiate(request) : undefined
-  const rewritten = toIdentityTags(ifNoneMatch, (named) => !read || named === coding)
-  if (rewritten === undefined) return undefined
-  headers.set('if-none-match', rewritten.value)
-  return coding === undefined || rewritten.bases.length === 0
-    ? undefined
-    : { coding, bases: rewritten.bases }
+  // this request selects, and whether that is the coded form is known only once the
+  // response is (its size decides). The handler gets the tags of the coding this request
+  // negotiates, as identity tags, so that it can answer 304 cheaply to a client that holds
+  // the compressed form of a large body; it gets no other tag (an empty list, which still
+  // makes it ignore If-Modified-Since, §13.1.3). Every tag is compared again on the way out,
+  // with the tag the response is sent with.
+  const rewritten = toIdentityTags(ifNoneMatch, (named) => named === coding, false)
+  if (ifNoneMatch.trim() === '*') rewrite('if-none-match', '')
+  else if (rewritten !== undefined) rewrite('if-none-match', rewritten.value)
+  // An invalid list reaches the handler as sent, and matches nothing there or here.
+  return { headers, bases: rewritten?.bases ?? [], ifNoneMatch }
 }

@@ -1,3 +1,4 @@
+import { defineBodySlots } from '@api-blocks/core'
 import { describe, expect, test } from 'vitest'
 import { allowedMethods, methods } from './index.ts'
 
@@ -32,6 +33,48 @@ describe('methods()', () => {
     expect(head.headers.get('etag')).toBe('"v1"')
     expect(head.headers.get('content-length')).toBe('8')
     expect(head.body).toBeNull()
+  })
+
+  test('HEAD gives the Content-Length of a GET body held in memory (RFC 9110 §8.6)', async () => {
+    // A Response that holds its body as a string, as the node adapter's does.
+    class WholeResponse extends Response {
+      readonly whole: string
+      constructor(whole: string) {
+        super(whole, { headers: { 'content-type': 'application/json' } })
+        this.whole = whole
+      }
+    }
+    defineBodySlots(WholeResponse.prototype, {
+      wholeBody(this: WholeResponse) {
+        return this.whole
+      },
+    })
+    const body = JSON.stringify({ name: 'crème brûlée' })
+    const head = await methods({ GET: async () => new WholeResponse(body) })(
+      new Request(url, { method: 'HEAD' }),
+    )
+    expect(head.headers.get('content-length')).toBe(String(new TextEncoder().encode(body).length))
+    const empty = await methods({ GET: async () => new Response(null, { status: 204 }) })(
+      new Request(url, { method: 'HEAD' }),
+    )
+    expect(empty.headers.has('content-length')).toBe(false)
+  })
+
+  test('HEAD reads a streamed GET body to give its length, up to 1 MiB, never an event stream', async () => {
+    const head = (make: () => Response) =>
+      methods({ GET: async () => make() })(new Request(url, { method: 'HEAD' }))
+    expect((await head(() => Response.json({ a: 'é' }))).headers.get('content-length')).toBe('10')
+    const huge = await head(() => new Response(new Uint8Array(1024 * 1024 + 1)))
+    expect(huge.headers.has('content-length')).toBe(false)
+    // An event stream never ends: it is not read (this one never sends a byte, so a HEAD that
+    // read it would never answer).
+    const events = await head(
+      () =>
+        new Response(new ReadableStream({ pull: () => new Promise(() => {}) }), {
+          headers: { 'content-type': 'text/event-stream' },
+        }),
+    )
+    expect(events.headers.has('content-length')).toBe(false)
   })
 
   test('OPTIONS answers 200 with Allow (RFC 9110 §9.3.7)', async () => {

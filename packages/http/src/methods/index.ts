@@ -6,6 +6,7 @@
  */
 
 import type { Handler } from '@api-blocks/core'
+import { readAhead, wholeBodyOf } from '@api-blocks/core'
 import { problems } from '@api-blocks/problem-details'
 import { problemResponse } from '../errors.ts'
 import { isToken } from '../internal/syntax.ts'
@@ -68,7 +69,8 @@ export function methodNotAllowed(request: Request, allowed: readonly string[]): 
  * Turns the handlers of one resource into one Handler:
  * - a method with a handler runs it;
  * - HEAD without its own handler runs GET and drops the body, keeping status and headers
- *   (RFC 9110 §9.3.2);
+ *   (RFC 9110 §9.3.2), with the body's Content-Length when GET gave none (the body is
+ *   measured in memory, or read and dropped, up to 1 MiB; never for an event stream);
  * - OPTIONS without its own handler answers 200 with `Allow` and no content (RFC 9110 §9.3.7);
  * - anything else (unknown methods such as `FOO`, and `get` or `patch` in lowercase, since
  *   method names are case-sensitive) answers 405 with `Allow` (RFC 9110 §15.5.6).
@@ -109,11 +111,16 @@ export function methods(handlers: MethodHandlers): Handler {
     if (request.method === 'HEAD' && get !== undefined) {
       const response = await get(request)
       if (response.type === 'error') return response
-      response.body?.cancel().catch(() => undefined)
+      const headers = new Headers(response.headers)
+      // RFC 9110 §8.6: a HEAD response MAY carry the Content-Length of the GET content. It is
+      // recorded, so that a layer outside (compress()) decides on HEAD as it would on GET.
+      const length = headers.has('content-length') ? undefined : await lengthOf(response)
+      if (length !== undefined) headers.set('content-length', String(length))
+      else response.body?.cancel().catch(() => undefined)
       return new Response(null, {
         status: response.status,
         statusText: response.statusText,
-        headers: response.headers,
+        headers,
       })
     }
     // RFC 9110 §9.3.7: OPTIONS describes the communication options of the target resource.
@@ -122,4 +129,36 @@ export function methods(handlers: MethodHandlers): Handler {
     }
     return methodNotAllowed(request, allowed)
   }
+}
+
+/**
+ * The most bytes of a GET body read to give its HEAD a Content-Length (1 MiB): the GET handler
+ * has already made the body, and reading it costs no more than sending it would.
+ */
+const MAX_HEAD_MEASURE_BYTES = 1024 * 1024
+
+/**
+ * The length of the GET body, for its HEAD: measured when it is in memory, read (and dropped)
+ * when it is a stream of at most {@link MAX_HEAD_MEASURE_BYTES}; `undefined` past that, for an
+ * event stream (which does not end), and for a status without content (RFC 9110 §8.6: no
+ * Content-Length on a 204; a 304 has no content).
+ */
+async function lengthOf(response: Response): Promise<number | undefined> {
+  const { status, body } = response
+  if (status < 200 || status === 204 || status === 304) return undefined
+  const whole = wholeBodyOf(response)
+  if (whole === null) return 0
+  if (typeof whole === 'string') return new TextEncoder().encode(whole).byteLength
+  if (whole !== undefined) return whole.byteLength
+  if (body === null) return 0
+  const type = response.headers.get('content-type')
+  if (type !== null && /^\s*text\/event-stream\s*(;|$)/i.test(type)) return undefined
+  try {
+    const ahead = await readAhead(body, MAX_HEAD_MEASURE_BYTES)
+    if (ahead.complete) return ahead.bytes.byteLength
+    ahead.stream.cancel().catch(() => undefined)
+  } catch {
+    // A GET body that fails while it is read: its HEAD goes without a length.
+  }
+  return undefined
 }
