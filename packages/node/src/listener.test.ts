@@ -59,6 +59,21 @@ describe('toNodeListener: responses', () => {
     expect(answer.endsWith('\r\n\r\n')).toBe(true)
   })
 
+  test('HEAD with no body and no length states no length (never a false 0)', async () => {
+    for (const lightweight of [false, true]) {
+      const { url } = await serveWith(
+        async () => new Response(null, { headers: { 'content-encoding': 'gzip' } }),
+        { lightweight },
+      )
+      const answer = await raw(url, 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+      expect(answer).not.toMatch(/content-length/i)
+      await running?.close()
+      running = undefined
+    }
+    restoreNativeGlobals()
+  })
+
   test('a native Response with a whole body goes out with Content-Length', async () => {
     const { url } = await serveWith(async () => new NativeResponse('native ✓'))
     const answer = await raw(url, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')

@@ -59,7 +59,9 @@ export function writeResponse(
     if (defaultType !== null && !plain?.hasContentType) meta.flat.push('content-type', defaultType)
   }
   if (body instanceof ReadableStream) return writeStream(res, sink, meta, body, head)
-  writeWhole(sink, meta, head ? null : body, byteLength(body))
+  // HEAD with no body and no Content-Length (methods() dropped a GET body it could not
+  // measure): no length at all, never a false 0 (RFC 9110 §8.6, §9.3.2).
+  writeWhole(sink, meta, head ? null : body, head && body === null ? undefined : byteLength(body))
   return undefined
 }
 
@@ -75,7 +77,7 @@ function writeNative(
   const meta = headOf(response.status, response.statusText, response.headers)
   const body = response.body
   if (body !== null) return writeStream(res, sink, meta, body, head)
-  writeWhole(sink, meta, null, 0)
+  writeWhole(sink, meta, null, head ? undefined : 0)
   return undefined
 }
 
