@@ -89,7 +89,10 @@ export interface RequestIdOptions {
   trustInbound?: boolean | ((request: Request) => boolean)
   /** How problems are rendered for requests below this middleware (type base, `instance`). */
   problem?: ProblemRenderOptions
-  /** Called with every error thrown below this middleware that is answered with a 5xx (logs, metrics); a thrown 4xx problem is an answer, not a failure. */
+  /**
+   * Called with every error thrown below this middleware that is answered with a 5xx (logs,
+   * metrics); a thrown 4xx problem is an answer, not a failure.
+   */
   onError?: (error: unknown, request: Request) => void
 }
 
