@@ -174,5 +174,92 @@ describe.skipIf(!available)(
       expect((await post(key)).headers.get('idempotent-replayed')).toBe('true')
       expect(await orderCount()).toBe(before + 13)
     }, 30_000)
+
+    // The migrations at start-up, on a connection of their own: DATABASE_TIMEOUT_MS 25 gives
+    // them 1.5 s (60 times as long) for their lock and 2.25 s (90 times) for an answer. Before,
+    // a lock another session kept, or a server paused meanwhile, kept openStores waiting for ever.
+    const MIGRATION_TIMEOUT_MS = 25
+    const GIVES_UP_WITHIN_MS = 6_000
+    const ORDERS_MIGRATION_LOCK = "hashtextextended('api-blocks.example-service.orders', 0)"
+
+    async function startUp(): Promise<{
+      outcome: 'rejected' | 'opened' | 'waiting'
+      error?: { code?: string; message: string }
+    }> {
+      let error: { code?: string; message: string } | undefined
+      const opening = openStores(
+        {
+          DATABASE_URL: postgres.url,
+          DATABASE_SCHEMA: `migrations_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`,
+          DATABASE_TIMEOUT_MS: String(MIGRATION_TIMEOUT_MS),
+        },
+        { logger: silent },
+      )
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const outcome = await Promise.race([
+        opening.then(
+          async (opened) => {
+            await opened.close()
+            return 'opened' as const
+          },
+          (reason: { code?: string; message: string }) => {
+            error = reason
+            return 'rejected' as const
+          },
+        ),
+        new Promise<'waiting'>((resolve) => {
+          timer = setTimeout(() => resolve('waiting'), GIVES_UP_WITHIN_MS)
+        }),
+      ])
+      clearTimeout(timer)
+      return { outcome, ...(error ? { error } : {}) }
+    }
+
+    async function holdingTheMigrationLock(run: (holder: pg.Client) => Promise<void>) {
+      const holder = new pg.Client({ connectionString: postgres.url })
+      await holder.connect()
+      try {
+        await holder.query(`SELECT pg_advisory_lock(${ORDERS_MIGRATION_LOCK})`)
+        await run(holder)
+      } finally {
+        await holder.query(`SELECT pg_advisory_unlock(${ORDERS_MIGRATION_LOCK})`)
+        await holder.end()
+      }
+    }
+
+    test('start-up: a migration lock never released fails the start (lock_timeout), not blocks it', async () => {
+      await holdingTheMigrationLock(async () => {
+        // SQLSTATE 55P03 lock_not_available: the server gave up waiting for the lock.
+        expect(await startUp()).toMatchObject({ outcome: 'rejected', error: { code: '55P03' } })
+      })
+    }, 15_000)
+
+    test('start-up: a server paused during the migrations fails the start (query_timeout), not blocks it', async () => {
+      await holdingTheMigrationLock(async (holder) => {
+        const starting = startUp()
+        // Once the migration waits for the lock, the server stops answering at all.
+        await expect
+          .poll(
+            async () =>
+              (
+                await holder.query(
+                  "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%example-service.orders%'",
+                )
+              ).rows[0].n,
+            { timeout: 5_000, interval: 20 },
+          )
+          .toBe('1')
+        postgres.pause()
+        try {
+          // pg's query_timeout: the client gave up waiting for an answer.
+          expect(await starting).toMatchObject({
+            outcome: 'rejected',
+            error: { message: expect.stringMatching(/timeout/i) },
+          })
+        } finally {
+          postgres.resume()
+        }
+      })
+    }, 15_000)
   },
 )
