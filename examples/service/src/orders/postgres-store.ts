@@ -43,9 +43,9 @@ export interface PostgresOrderStoreOptions {
 
 // Times are timestamptz from the database's clock, not each instance's: instances whose clocks
 // differ would otherwise date an order created later before one created earlier, and a list
-// cursor already past the earlier date would never show it. The transaction's start (now()),
-// cut to the millisecond, as the ISO text they are read back in (millisecond precision, UTC)
-// holds no more: a cursor's created_at then compares exactly.
+// cursor already past the earlier date would never show it. They are the transaction's start
+// (now()) cut to the millisecond, all that the ISO text they are read back in (UTC) holds, so a
+// cursor's created_at compares exactly.
 const NOW = "date_trunc('milliseconds', now())"
 const iso = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
