@@ -147,9 +147,11 @@ async function launchServer(
     const pid = child?.pid
     if (pid === undefined || child?.exitCode !== null || child.signalCode !== null) return
     // The process group, and every descendant: PostgreSQL's backends leave the group (each
-    // calls setsid()), and a pause must stop them too.
+    // calls setsid()), and a pause must stop them too. Found before the group is signalled:
+    // once the server process dies, its children are no longer below it.
+    const descendants = descendantsOf(pid)
     process.kill(-pid, name)
-    for (const descendant of descendantsOf(pid)) {
+    for (const descendant of descendants) {
       try {
         process.kill(descendant, name)
       } catch {
@@ -193,15 +195,11 @@ async function launchServer(
     })
     const pid = started.pid
     if (pid === undefined) throw new Error(`${launch.command} did not start`)
-    // Kills the group and removes the files if this process dies without cleaning up.
-    watchdog = spawn(
-      'sh',
-      [
-        '-c',
-        `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -CONT -${pid}; kill -KILL -${pid}; rm -rf '${dir}'`,
-      ],
-      { detached: true, stdio: 'ignore' },
-    )
+    // Kills the server and removes the files if this process dies without cleaning up.
+    watchdog = spawn('sh', ['-c', WATCHDOG, 'watchdog', String(process.pid), String(pid), dir], {
+      detached: true,
+      stdio: 'ignore',
+    })
     watchdog.unref()
     const deadline = Date.now() + 15_000
     while (!(await launch.ready())) {
@@ -240,6 +238,39 @@ async function launchServer(
     },
   }
 }
+
+/**
+ * The watchdog (`sh -c WATCHDOG watchdog <test pid> <server pid> <directory>`): once the test
+ * process is gone, it kills every process of the server and removes its directory. Killing the
+ * group is not enough: PostgreSQL's children each leave it (setsid()), and a child stopped by a
+ * pause never notices that the postmaster died, so it would stay for ever. So the watchdog
+ * stops the group (no more forks), walks /proc for every process below the server (as
+ * `descendantsOf` does; /proc/<pid>/stat is "pid (comm) state ppid …"), and sends each SIGCONT
+ * and SIGKILL, then the group.
+ */
+const WATCHDOG = `
+parent=$1 server=$2 dir=$3
+while kill -0 "$parent" 2>/dev/null; do sleep 1; done
+kill -STOP -"$server" 2>/dev/null
+found=" $server "
+more=1
+while [ "$more" = 1 ]; do
+  more=0
+  for stat in /proc/[0-9]*/stat; do
+    line=
+    read -r line < "$stat" 2>/dev/null || continue
+    pid=\${stat#/proc/}
+    pid=\${pid%/stat}
+    set -- \${line##*') '}
+    case "$found" in *" $pid "*) continue ;; esac
+    case "$found" in *" $2 "*) found="$found$pid " more=1 ;; esac
+  done
+done
+for pid in $found; do kill -CONT "$pid"; kill -KILL "$pid"; done 2>/dev/null
+kill -CONT -"$server" 2>/dev/null
+kill -KILL -"$server" 2>/dev/null
+rm -rf "$dir"
+`
 
 /** The processes below `pid`, from /proc (Linux): children, their children, and so on. */
 function descendantsOf(pid: number): number[] {

@@ -35,7 +35,9 @@ export interface StoreEnvironment {
   REDIS_TIMEOUT_MS?: string | undefined
   /**
    * PostgreSQL connection timeout and `statement_timeout`, in milliseconds (default 1000); a
-   * query that has no answer 500 ms after that (`query_timeout`) closes its connection.
+   * query that has no answer 500 ms after that (`query_timeout`) fails. The migrations at
+   * start-up wait 60 times as long for their lock (one minute by default) and 90 times as
+   * long for an answer.
    */
   DATABASE_TIMEOUT_MS?: string | undefined
 }
@@ -120,10 +122,16 @@ export async function openStores(
       const timeout = milliseconds(env.DATABASE_TIMEOUT_MS, 1_000, 'DATABASE_TIMEOUT_MS')
       const schema = env.DATABASE_SCHEMA ?? 'public'
       // Migrations on a connection of their own, without the pool's statement timeout: a
-      // migration may wait for another instance's (an advisory lock).
+      // migration may wait for another instance's (an advisory lock). Bounded all the same, so
+      // that a lock never released or a hung server fails the start instead of blocking it for
+      // ever: the server gives up waiting for the lock after a minute (lock_timeout, SQLSTATE
+      // 55P03), the client on a server that gives no answer at all (a paused one) after a
+      // minute and a half (query_timeout, longer so that a live server's own error wins).
       const admin = new pg.Client({
         connectionString: env.DATABASE_URL,
         connectionTimeoutMillis: 10 * timeout,
+        lock_timeout: 60 * timeout,
+        query_timeout: 90 * timeout,
       })
       await admin.connect()
       try {

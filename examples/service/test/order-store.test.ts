@@ -23,7 +23,17 @@ const page = (limit: number, after?: Order): PageRequest => ({
 const created = (store: OrderStore, customer: string) =>
   store.create(input(customer), async (order) => order)
 
-function contract(title: string, open: (clock: () => number) => Promise<OrderStore>) {
+// A time the store wrote: the memory store's from the clock it is given, the PostgreSQL store's
+// from the database's clock (the one every instance shares), millisecond ISO text either way.
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
+function contract(
+  title: string,
+  open: (clock: () => number) => Promise<OrderStore>,
+  times: 'from the clock' | 'from the database',
+) {
+  const at = (ms: number) =>
+    times === 'from the clock' ? new Date(ms).toISOString() : expect.stringMatching(ISO_MS)
   describe(title, () => {
     test('create, get, and pages in (created_at, id) order with the status filter', async () => {
       let now = T0
@@ -37,7 +47,7 @@ function contract(title: string, open: (clock: () => number) => Promise<OrderSto
         status: 'open',
         version: 1,
         note: null,
-        created_at: new Date(T0 + 1).toISOString(),
+        created_at: at(T0 + 1),
       })
       expect(await store.get(orders[3]!.id)).toEqual(orders[3])
       expect(await store.get('ord_missing')).toBeUndefined()
@@ -117,14 +127,14 @@ function contract(title: string, open: (clock: () => number) => Promise<OrderSto
       expect(await store.get(order.id)).toMatchObject({ status: 'cancelled', version: 3 })
       expect(await store.getOperation(operation!.id)).toMatchObject({
         status: 'succeeded',
-        completed_at: new Date(T0).toISOString(),
+        completed_at: at(T0),
       })
       expect(await store.getOperation('op_missing')).toBeUndefined()
     })
   })
 }
 
-contract('MemoryOrderStore', async (clock) => new MemoryOrderStore({ clock }))
+contract('MemoryOrderStore', async (clock) => new MemoryOrderStore({ clock }), 'from the clock')
 
 const cleanups: (() => Promise<void>)[] = []
 afterAll(async () => {
@@ -146,9 +156,28 @@ async function database() {
 describe.skipIf(!databaseUrl)(
   `PostgresOrderStore${databaseUrl ? '' : ' (skipped: DATABASE_URL not set)'}`,
   () => {
-    contract('the same contract as the memory store', async (clock) => {
+    contract(
+      'the same contract as the memory store',
+      async (clock) => {
+        const { pool, schema } = await database()
+        return new PostgresOrderStore({ pool, schema, clock })
+      },
+      'from the database',
+    )
+
+    test('instances whose clocks differ: an order created later is listed after a cursor past an earlier one', async () => {
       const { pool, schema } = await database()
-      return new PostgresOrderStore({ pool, schema, clock })
+      // Two instances on one database; the second's clock is an hour behind.
+      const ahead = new PostgresOrderStore({ pool, schema })
+      const behind = new PostgresOrderStore({ pool, schema, clock: () => Date.now() - 3_600_000 })
+      const first = await created(ahead, 'Ada')
+      const onePage = await ahead.list({ status: null, page: page(1) })
+      expect(onePage).toEqual([first])
+      const later = await created(behind, 'Grace')
+      // The cursor of the first page, followed after the second create: the later order is on
+      // the next page, not dated an hour before the cursor and skipped.
+      expect(await behind.list({ status: null, page: page(1, onePage[0]) })).toEqual([later])
+      expect(Date.parse(later.created_at)).toBeGreaterThanOrEqual(Date.parse(first.created_at))
     })
 
     test('a page is one index range scan of limit + 1 rows, with or without the status filter', async () => {

@@ -4,6 +4,7 @@
 // middleware, with the pool configured as the docs say: a keyed request answers 503 with
 // Retry-After and a problem within the deadline and runs nothing, at once while the breaker is
 // open, and everything recovers once the server is back; the records survive a restart.
+import type { IdempotencyEvent } from '@api-blocks/idempotency'
 import { idempotency } from '@api-blocks/idempotency'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -13,8 +14,12 @@ import { PostgresIdempotencyStore } from '../src/idempotency-store.ts'
 import { migrate } from '../src/migrations.ts'
 
 const available = servicesAvailable().postgres
-// A generous bound: the idempotency deadline is 1 s.
-const WITHIN_DEADLINE_MS = 2_000
+// The idempotency deadline (1 s) plus slack, below the pool's own query_timeout (1.5 s): a
+// middleware that stopped enforcing its deadline fails this. Once the breaker is open (5
+// failures in a row, the default), at once.
+const WITHIN_DEADLINE_MS = 1_300
+const BREAKER_OPEN_MS = 100
+const FAILURE_THRESHOLD = 5
 
 describe.skipIf(!available)(
   `a paused, killed and restarted PostgreSQL${available ? '' : ' (skipped: no PostgreSQL server binaries)'}`,
@@ -23,6 +28,7 @@ describe.skipIf(!available)(
     let pool: pg.Pool
     const poolErrors: Error[] = []
     let runs = 0
+    const events: IdempotencyEvent[] = []
     let keyed: ReturnType<typeof idempotency>
 
     beforeAll(async () => {
@@ -42,6 +48,7 @@ describe.skipIf(!available)(
       keyed = idempotency({
         store: new PostgresIdempotencyStore({ db: pool, schema: 'faults' }),
         scope: 'faults',
+        onEvent: (event) => events.push(event),
       })
     }, 30_000)
 
@@ -60,7 +67,9 @@ describe.skipIf(!available)(
         async () => Response.json({ run: ++runs }, { status: 201 }),
       )
 
-    async function expectUnavailable(key: string): Promise<void> {
+    // The i-th failure in a row: the first ones within the deadline, failing with one of `codes`
+    // when given, the later ones at once (STORE_CIRCUIT_OPEN).
+    async function expectUnavailable(i: number, key: string, codes?: string[]): Promise<void> {
       const before = runs
       const started = performance.now()
       const response = await post(key)
@@ -69,7 +78,12 @@ describe.skipIf(!available)(
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect(response.headers.get('content-type')).toBe('application/problem+json')
       expect((await response.json()).type).toMatch(/service-unavailable$/)
-      expect(ms).toBeLessThan(WITHIN_DEADLINE_MS)
+      const open = i >= FAILURE_THRESHOLD
+      expect(ms).toBeLessThan(open ? BREAKER_OPEN_MS : WITHIN_DEADLINE_MS)
+      expect(events.at(-1)).toMatchObject({ type: 'store-error', operation: 'claim' })
+      if (open) expect(events.at(-1)).toMatchObject({ error: { code: 'STORE_CIRCUIT_OPEN' } })
+      else if (codes)
+        expect(codes).toContain((events.at(-1) as { error: { code: string } }).error.code)
       expect(runs).toBe(before)
     }
 
@@ -89,7 +103,11 @@ describe.skipIf(!available)(
     test('paused: 503 with Retry-After within the deadline, at once once the breaker opens; resumed: recovers', async () => {
       server.pause()
       try {
-        for (let i = 0; i < 7; i++) await expectUnavailable(`paused-${i}`)
+        // No answer within the deadline (STORE_TIMEOUT), or no connection of the pool within
+        // its connectionTimeoutMillis, as long (the store's QUERY_FAILED), whichever is first.
+        for (let i = 0; i < 7; i++) {
+          await expectUnavailable(i, `paused-${i}`, ['STORE_TIMEOUT', 'QUERY_FAILED'])
+        }
       } finally {
         server.resume()
       }
@@ -101,7 +119,7 @@ describe.skipIf(!available)(
       expect((await post(key)).status).toBe(201)
       const executed = runs
       await server.kill()
-      for (let i = 0; i < 7; i++) await expectUnavailable(`killed-${i}`)
+      for (let i = 0; i < 7; i++) await expectUnavailable(i, `killed-${i}`)
       await server.restart()
       await expectRecovered()
       // Unlike a Redis that keeps nothing on disk, the record survived: the retry is a replay.

@@ -5,6 +5,7 @@
 //   at once while its breaker is open;
 // - idempotency answers 503 with Retry-After and a problem, and runs nothing;
 // - both recover once the server is back (the client reconnects with backoff).
+import type { IdempotencyEvent } from '@api-blocks/idempotency'
 import { idempotency } from '@api-blocks/idempotency'
 import type { RateLimitEvent } from '@api-blocks/rate-limit'
 import { rateLimit } from '@api-blocks/rate-limit'
@@ -17,9 +18,13 @@ import { RedisRateLimitStore } from '../src/rate-limit-store.ts'
 import { reconnectBackoff } from '../src/reconnect.ts'
 
 const available = servicesAvailable().redis
-// Generous bounds: the deadlines are 200 ms (rate limit) and 1 s (idempotency).
-const WITHIN_RATE_LIMIT_DEADLINE_MS = 1_000
-const WITHIN_IDEMPOTENCY_DEADLINE_MS = 2_000
+// The blocks' deadlines (200 ms for the rate limit, 1 s for idempotency) plus slack, and below
+// the client's own command timeout (500 ms) where it matters: a block that stopped enforcing its
+// deadline fails these. Once a breaker is open (5 failures in a row, the default), at once.
+const WITHIN_RATE_LIMIT_DEADLINE_MS = 450
+const WITHIN_IDEMPOTENCY_DEADLINE_MS = 1_300
+const BREAKER_OPEN_MS = 100
+const FAILURE_THRESHOLD = 5
 
 describe.skipIf(!available)(
   `a paused, killed and restarted Redis${available ? '' : ' (skipped: redis-server is not on PATH)'}`,
@@ -27,6 +32,7 @@ describe.skipIf(!available)(
     let server: TestServer
     let client: ReturnType<typeof createClient>
     const events: RateLimitEvent[] = []
+    const keyedEvents: IdempotencyEvent[] = []
     let runs = 0
     let limit: ReturnType<typeof rateLimit>
     let keyed: ReturnType<typeof idempotency>
@@ -53,7 +59,11 @@ describe.skipIf(!available)(
         key: () => 'client:faults',
         onEvent: (event) => events.push(event),
       })
-      keyed = idempotency({ store: new RedisIdempotencyStore({ client }), scope: 'faults' })
+      keyed = idempotency({
+        store: new RedisIdempotencyStore({ client }),
+        scope: 'faults',
+        onEvent: (event) => keyedEvents.push(event),
+      })
     }, 30_000)
 
     afterAll(async () => {
@@ -78,22 +88,31 @@ describe.skipIf(!available)(
       return [result, performance.now() - started]
     }
 
-    async function expectFailOpen(): Promise<void> {
+    // The i-th failure in a row: the first ones within the deadline, failing with `code` when
+    // given (STORE_TIMEOUT on a paused server), the later ones at once (STORE_CIRCUIT_OPEN).
+    async function expectFailOpen(i: number, code?: string): Promise<void> {
       const [response, ms] = await timed(get)
       expect(response.status).toBe(200)
       expect(response.headers.has('ratelimit-remaining')).toBe(false)
-      expect(ms).toBeLessThan(WITHIN_RATE_LIMIT_DEADLINE_MS)
+      const open = i >= FAILURE_THRESHOLD
+      expect(ms).toBeLessThan(open ? BREAKER_OPEN_MS : WITHIN_RATE_LIMIT_DEADLINE_MS)
       expect(events.at(-1)).toMatchObject({ type: 'store-error', action: 'fail-open' })
+      if (open) expect(events.at(-1)).toMatchObject({ error: { code: 'STORE_CIRCUIT_OPEN' } })
+      else if (code) expect(events.at(-1)).toMatchObject({ error: { code } })
     }
 
-    async function expectUnavailable(key: string): Promise<void> {
+    async function expectUnavailable(i: number, key: string, code?: string): Promise<void> {
       const before = runs
       const [response, ms] = await timed(() => post(key))
       expect(response.status).toBe(503)
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
       expect(response.headers.get('content-type')).toBe('application/problem+json')
       expect((await response.json()).type).toMatch(/service-unavailable$/)
-      expect(ms).toBeLessThan(WITHIN_IDEMPOTENCY_DEADLINE_MS)
+      const open = i >= FAILURE_THRESHOLD
+      expect(ms).toBeLessThan(open ? BREAKER_OPEN_MS : WITHIN_IDEMPOTENCY_DEADLINE_MS)
+      expect(keyedEvents.at(-1)).toMatchObject({ type: 'store-error', operation: 'claim' })
+      if (open) expect(keyedEvents.at(-1)).toMatchObject({ error: { code: 'STORE_CIRCUIT_OPEN' } })
+      else if (code) expect(keyedEvents.at(-1)).toMatchObject({ error: { code } })
       expect(runs).toBe(before)
     }
 
@@ -122,11 +141,9 @@ describe.skipIf(!available)(
       server.pause()
       try {
         events.length = 0
-        for (let i = 0; i < 8; i++) await expectFailOpen()
-        expect(events[0]).toMatchObject({ error: { code: 'STORE_TIMEOUT' } })
-        expect(events.at(-1)).toMatchObject({ error: { code: 'STORE_CIRCUIT_OPEN' } })
+        for (let i = 0; i < 8; i++) await expectFailOpen(i, 'STORE_TIMEOUT')
         // Idempotency fails closed: 503, Retry-After, a problem; nothing runs.
-        for (let i = 0; i < 6; i++) await expectUnavailable(`paused-${i}`)
+        for (let i = 0; i < 6; i++) await expectUnavailable(i, `paused-${i}`, 'STORE_TIMEOUT')
       } finally {
         server.resume()
       }
@@ -136,8 +153,8 @@ describe.skipIf(!available)(
     test('killed: both answer within their deadlines; restarted: both recover (reconnect with backoff)', async () => {
       await server.kill()
       events.length = 0
-      for (let i = 0; i < 8; i++) await expectFailOpen()
-      for (let i = 0; i < 6; i++) await expectUnavailable(`killed-${i}`)
+      for (let i = 0; i < 8; i++) await expectFailOpen(i)
+      for (let i = 0; i < 6; i++) await expectUnavailable(i, `killed-${i}`)
       await server.restart()
       await expectRecovered()
     }, 20_000)

@@ -31,14 +31,22 @@ export interface PostgresOrderStoreOptions {
    * cancels complete its records in their own transaction, through `withDb`.
    */
   idempotencyStore?: { withDb(db: Queryable): IdempotencyStore }
-  /** Milliseconds since the epoch (default `Date.now`). */
+  /**
+   * Milliseconds since the epoch, for the ids (default `Date.now`). The times (`created_at`,
+   * `updated_at`, `completed_at`) come from the database's clock, the one clock every instance
+   * shares.
+   */
   clock?: () => number
-  /** Makes ids (default: time-ordered random ids of orders/id.ts). */
+  /** Makes ids (default: time-ordered random ids of orders/id.ts, on `clock`). */
   nextId?: (prefix: string) => string
 }
 
-// Times are timestamptz, written from the service's clock (ISO text) and read back in the
-// same ISO form (millisecond precision, UTC), so a cursor's created_at compares exactly.
+// Times are timestamptz from the database's clock, not each instance's: instances whose clocks
+// differ would otherwise date an order created later before one created earlier, and a list
+// cursor already past the earlier date would never show it. They are the transaction's start
+// (now()) cut to the millisecond, all that the ISO text they are read back in (UTC) holds, so a
+// cursor's created_at compares exactly.
+const NOW = "date_trunc('milliseconds', now())"
 const iso = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 const ORDER_COLUMNS = `o.id, o.status, o.customer, o.items, o.note, o.version, ${iso('o.created_at')} AS created_at, ${iso('o.updated_at')} AS updated_at`
@@ -132,7 +140,6 @@ export class PostgresOrderStore implements OrderStore {
   readonly #orders: string
   readonly #operations: string
   readonly #idempotency: PostgresOrderStoreOptions['idempotencyStore']
-  readonly #clock: () => number
   readonly #nextId: (prefix: string) => string
 
   constructor(options: PostgresOrderStoreOptions) {
@@ -141,12 +148,8 @@ export class PostgresOrderStore implements OrderStore {
     this.#orders = `${schema}.orders`
     this.#operations = `${schema}.order_operations`
     this.#idempotency = options.idempotencyStore
-    this.#clock = options.clock ?? Date.now
-    this.#nextId = options.nextId ?? createIdGenerator({ clock: this.#clock })
-  }
-
-  #now(): string {
-    return new Date(this.#clock()).toISOString()
+    this.#nextId =
+      options.nextId ?? createIdGenerator(options.clock ? { clock: options.clock } : {})
   }
 
   async list({ status, page }: OrderListQuery): Promise<Order[]> {
@@ -179,15 +182,14 @@ ORDER BY ${seek.orderBy} LIMIT ${seek.limit}`,
   }
 
   async create<R>(input: CreateOrder, respond: Respond<Order, R>): Promise<R> {
-    const now = this.#now()
     return this.#transaction('orders.create', async (db) => {
       const rows = await this.#query(
         'orders.create',
         db,
         `INSERT INTO ${this.#orders} AS o (id, status, customer, items, note, version, created_at, updated_at)
-VALUES ($1, 'open', $2, $3::jsonb, $4, 1, $5::timestamptz, $5::timestamptz)
+VALUES ($1, 'open', $2, $3::jsonb, $4, 1, ${NOW}, ${NOW})
 RETURNING ${ORDER_COLUMNS}`,
-        [this.#nextId('ord'), input.customer, JSON.stringify(input.items), input.note ?? null, now],
+        [this.#nextId('ord'), input.customer, JSON.stringify(input.items), input.note ?? null],
       )
       return respond(orderOf(rows[0] as OrderRow), this.#idempotency?.withDb(db))
     })
@@ -199,7 +201,7 @@ RETURNING ${ORDER_COLUMNS}`,
       'orders.update',
       this.#pool,
       `UPDATE ${this.#orders} AS o SET customer = $3, items = $4::jsonb, note = $5, status = $6,
-  version = o.version + 1, updated_at = $7::timestamptz
+  version = o.version + 1, updated_at = ${NOW}
 WHERE o.id = $1 AND o.version = $2
 RETURNING ${ORDER_COLUMNS}`,
       [
@@ -209,7 +211,6 @@ RETURNING ${ORDER_COLUMNS}`,
         JSON.stringify(next.items),
         next.note,
         next.status,
-        this.#now(),
       ],
     )
     const row = rows[0] as OrderRow | undefined
@@ -231,43 +232,41 @@ RETURNING ${ORDER_COLUMNS}`,
     target: string,
     respond: Respond<Operation, R>,
   ): Promise<R | undefined> {
-    const now = this.#now()
     return this.#transaction('orders.cancel', async (db) => {
       const cancelling = await this.#query(
         'orders.cancel',
         db,
-        `UPDATE ${this.#orders} SET status = 'cancelling', version = version + 1, updated_at = $2::timestamptz
+        `UPDATE ${this.#orders} SET status = 'cancelling', version = version + 1, updated_at = ${NOW}
 WHERE id = $1 AND status = 'open' RETURNING 1 AS done`,
-        [id, now],
+        [id],
       )
       if (cancelling.length === 0) return undefined
       const rows = await this.#query(
         'orders.cancel',
         db,
         `INSERT INTO ${this.#operations} AS p (id, kind, status, target, order_id, created_at)
-VALUES ($1, 'order.cancel', 'running', $2, $3, $4::timestamptz)
+VALUES ($1, 'order.cancel', 'running', $2, $3, ${NOW})
 RETURNING ${OPERATION_COLUMNS}`,
-        [this.#nextId('op'), target, id, now],
+        [this.#nextId('op'), target, id],
       )
       return respond(operationOf(rows[0] as Operation), this.#idempotency?.withDb(db))
     })
   }
 
   async finishCancel(orderId: string, operationId: string): Promise<void> {
-    const now = this.#now()
     await this.#transaction('orders.finishCancel', async (db) => {
       await this.#query(
         'orders.finishCancel',
         db,
-        `UPDATE ${this.#orders} SET status = 'cancelled', version = version + 1, updated_at = $2::timestamptz
+        `UPDATE ${this.#orders} SET status = 'cancelled', version = version + 1, updated_at = ${NOW}
 WHERE id = $1 AND status = 'cancelling'`,
-        [orderId, now],
+        [orderId],
       )
       await this.#query(
         'orders.finishCancel',
         db,
-        `UPDATE ${this.#operations} SET status = 'succeeded', completed_at = $2::timestamptz WHERE id = $1`,
-        [operationId, now],
+        `UPDATE ${this.#operations} SET status = 'succeeded', completed_at = ${NOW} WHERE id = $1`,
+        [operationId],
       )
     })
   }
@@ -285,29 +284,47 @@ WHERE id = $1 AND status = 'cancelling'`,
 
   /**
    * Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when
-   * it throws (its error propagates unchanged). A connection that fails to roll back is
-   * discarded, never handed to the next request in an unknown state.
+   * it throws (its error propagates unchanged). A connection whose query got no answer from
+   * the server (pg's `query_timeout` on a hung server, a connection lost) is destroyed at once
+   * without a ROLLBACK: pg leaves a checked-out connection open after a `query_timeout`, so a
+   * ROLLBACK would queue behind the hung query and hold the connection for a second timeout;
+   * the server aborts the transaction of a connection that goes away. A connection that fails
+   * to roll back is discarded too, never handed to the next request in an unknown state.
    */
   async #transaction<R>(operation: string, work: (db: Queryable) => Promise<R>): Promise<R> {
-    let db: PooledConnection
+    let connection: PooledConnection
     try {
-      db = await this.#pool.connect()
+      connection = await this.#pool.connect()
     } catch (cause) {
       throw this.#failure(operation, cause)
     }
-    let broken: Error | undefined
+    let broken: unknown
+    // Every query of the transaction, the idempotency record's included, goes through this.
+    const db: Queryable = {
+      query: async (text, params) => {
+        try {
+          return await connection.query(text, params)
+        } catch (error) {
+          if (!answeredByServer(error)) broken ??= error
+          throw error
+        }
+      },
+    }
     try {
       await this.#query(operation, db, 'BEGIN', [])
       const result = await work(db)
       await this.#query(operation, db, 'COMMIT', [])
       return result
     } catch (error) {
-      await db.query('ROLLBACK').catch((cause: Error) => {
-        broken = cause
-      })
+      if (broken === undefined) {
+        await connection.query('ROLLBACK').catch((cause: unknown) => {
+          broken = cause
+        })
+      }
       throw error
     } finally {
-      db.release(broken)
+      // true: pg-pool closes the connection and frees its slot rather than keeping it.
+      connection.release(broken !== undefined)
     }
   }
 
@@ -332,4 +349,16 @@ WHERE id = $1 AND status = 'cancelling'`,
       { cause },
     )
   }
+}
+
+/**
+ * Whether a query's error is the server's answer on a connection that stays usable: an error
+ * with a SQLSTATE and a severity (pg's `DatabaseError`), other than a connection exception
+ * (class 08) or a shutdown (57P01-57P03), after which the server closes the connection. A
+ * timeout (pg's `query_timeout`: "Query read timeout") or a lost socket is not.
+ */
+function answeredByServer(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown }
+  if (typeof code !== 'string' || typeof severity !== 'string') return false
+  return !code.startsWith('08') && !/^57P0[1-3]$/.test(code)
 }
