@@ -1,5 +1,7 @@
 // `npm start`: the reference service on node:http with embedded (in-memory) defaults.
 import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import type { Handler } from '@api-blocks/http'
 import type { ServeOptions } from '@api-blocks/node'
 import { serve } from '@api-blocks/node'
 import { createService } from './app.ts'
@@ -16,12 +18,10 @@ const host = process.env['HOST'] ?? '127.0.0.1'
 // PUBLIC_URL: where clients reach the service (behind a proxy: its URL), the base of Location
 // and Link; CURSOR_SECRET: the keys that sign list cursors, the same on every instance
 // (docs/service.md, "Several instances"). Invalid values stop the start.
-let config: { publicUrl: string; cursorKeys?: ReturnType<typeof parseCursorKeys> }
+let config: { publicUrl?: string; cursorKeys?: ReturnType<typeof parseCursorKeys> }
 try {
   config = {
-    publicUrl: process.env['PUBLIC_URL']
-      ? parsePublicUrl(process.env['PUBLIC_URL'])
-      : `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`,
+    ...(process.env['PUBLIC_URL'] ? { publicUrl: parsePublicUrl(process.env['PUBLIC_URL']) } : {}),
     ...(process.env['CURSOR_SECRET']
       ? { cursorKeys: parseCursorKeys(process.env['CURSOR_SECRET']) }
       : {}),
@@ -31,7 +31,6 @@ try {
   console.error(`Invalid configuration: ${error.message}`)
   process.exit(1)
 }
-const { publicUrl } = config
 
 const createLatencyMs = Number(process.env['DEMO_LATENCY_MS'] ?? 0)
 // Per client: RATE_LIMIT_PER_SECOND (default 10) and RATE_LIMIT_PER_HOUR (default 1000).
@@ -68,21 +67,14 @@ const limits: ServeOptions = {
 }
 // Store failures (a lost connection, a failed sweep) go to the same log.
 const stores = await openStores(process.env, { logger })
-const service = createService({
-  publicUrl,
-  ...(config.cursorKeys ? { cursorKeys: config.cursorKeys } : {}),
-  ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
-  ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
-  ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
-  rateLimits,
-  ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
-  logger,
-})
+// The service is made once the server listens: without PUBLIC_URL its URLs name the port the
+// server got (PORT=0 picks a free one). No request is read before it is set.
+let service: Handler | undefined
 // The opt-in fast path of @api-blocks/node (lightweight Request and Response globals): the
 // configuration the benchmarks measure, and the one the socket tests of this service run.
 let server: ReturnType<typeof serve>
 try {
-  server = serve(service, {
+  server = serve((request) => (service as Handler)(request), {
     port,
     hostname: host,
     lightweight: true,
@@ -96,7 +88,18 @@ try {
   process.exit(1)
 }
 await once(server, 'listening')
-const base = publicUrl.replace(/:\d+$/, `:${(server.address() as { port: number }).port}`)
+const base = `http://${host === '0.0.0.0' ? 'localhost' : host}:${(server.address() as AddressInfo).port}`
+const publicUrl = config.publicUrl ?? base
+service = createService({
+  publicUrl,
+  ...(config.cursorKeys ? { cursorKeys: config.cursorKeys } : {}),
+  ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
+  ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
+  ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
+  rateLimits,
+  ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
+  logger,
+})
 
 console.log(`api-blocks reference service listening on ${base}
   orders:   ${base}/v1/orders

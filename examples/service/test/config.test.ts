@@ -104,4 +104,33 @@ describe('npm start', () => {
     const unset = await start({})
     expect(unset.stdout).toMatch(/WARNING: CURSOR_SECRET is not set/)
   })
+
+  test('without PUBLIC_URL, Location names the port the server got (PORT=0 picks one)', async () => {
+    const child = spawn(process.execPath, ['--conditions=@api-blocks/source', main], {
+      env: { PATH: process.env['PATH'] ?? '', PORT: '0' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    try {
+      let stdout = ''
+      child.stdout.setEncoding('utf8')
+      for await (const chunk of child.stdout) {
+        stdout += chunk
+        if (stdout.includes('Try (')) break
+      }
+      const base = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? ''
+      expect(base).toMatch(/:\d+$/)
+      expect(base).not.toMatch(/:0$/)
+      const created = await fetch(`${base}/v1/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ customer: 'Ada', items: [{ sku: 'B', quantity: 1 }] }),
+      })
+      expect(created.status).toBe(201)
+      const location = created.headers.get('location') ?? ''
+      expect(location.startsWith(`${base}/v1/orders/ord_`)).toBe(true)
+      expect((await fetch(location)).status).toBe(200)
+    } finally {
+      child.kill('SIGTERM')
+    }
+  })
 })
