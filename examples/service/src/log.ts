@@ -15,6 +15,23 @@ import type { RateLimitEvent } from '@api-blocks/rate-limit'
 import { pino } from 'pino'
 import pretty from 'pino-pretty'
 
+// What a database error can quote of the data (PostgreSQL's `detail`: "Failing row contains
+// (…)", `where`, `hint`), kept out of the logs: a customer's name is not a log field.
+const QUOTED_DATA = ['detail', 'where', 'hint', 'parameters'] as const
+
+/** pino's error serializer, without the members that quote stored data, causes included. */
+function serializeError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown
+  const strip = (value: unknown, depth: number): void => {
+    if (typeof value !== 'object' || value === null || depth > 8) return
+    const record = value as Record<string, unknown>
+    for (const key of QUOTED_DATA) delete record[key]
+    strip(record['cause'], depth + 1)
+  }
+  strip(serialized, 0)
+  return serialized
+}
+
 /** The levels LOG_LEVEL takes, most severe first (`silent` logs nothing). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -40,7 +57,7 @@ export interface LoggerOptions {
 
 /** A pino logger: JSON lines (`level` 30 is info, 40 warn, 50 error), or pretty ones. */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const settings = { level: options.level ?? 'info' }
+  const settings = { level: options.level ?? 'info', serializers: { err: serializeError } }
   if (options.pretty) {
     return pino(
       settings,
@@ -75,10 +92,9 @@ export function requestLog(logger: Logger): Middleware {
   return async (request, next) => {
     const reqId = requestIdOf(request)
     const started = performance.now()
-    const response = await (reqId === undefined ? next(request) : current.run(reqId, next, request))
-    const status = response.status
-    const level = status >= 500 ? 'warn' : status >= 400 ? 'info' : 'debug'
-    if (enabled(level)) {
+    const answered = (status: number): void => {
+      const level = status >= 500 ? 'warn' : status >= 400 ? 'info' : 'debug'
+      if (!enabled(level)) return
       logger[level](
         {
           reqId,
@@ -90,6 +106,16 @@ export function requestLog(logger: Logger): Middleware {
         'answered',
       )
     }
+    let response: Response
+    try {
+      response = await (reqId === undefined ? next(request) : current.run(reqId, next, request))
+    } catch (error) {
+      // Answered by requestId() above: as its problem (a 4xx problem's own status), else 500.
+      const status = (error as { status?: unknown } | null)?.status
+      answered(typeof status === 'number' && status >= 400 && status <= 599 ? status : 500)
+      throw error
+    }
+    answered(response.status)
     return response
   }
 }
@@ -156,7 +182,9 @@ export function idempotencyLog(
     const unkept =
       type === 'lost' ||
       (type === 'released' && (event.reason === 'too-large' || event.reason === 'body-error'))
-    if (unkept) logger.warn(line, `idempotency ${type}`)
+    // A full store refuses every client (503): the operator must see it.
+    const full = type === 'rejected' && event.code === 'STORE_FULL'
+    if (unkept || full) logger.warn(line, `idempotency ${type}`)
     else logger.debug(line, `idempotency ${type}`)
   }
 }

@@ -186,6 +186,27 @@ describe('5xx and store failures', () => {
   })
 })
 
+test('an error is logged without what it quotes of stored data (PostgreSQL detail, where, hint), causes included', () => {
+  const lines: Line[] = []
+  const logger = createLogger({
+    destination: { write: (line: string) => lines.push(JSON.parse(line) as Line) },
+  })
+  const database = Object.assign(new Error('duplicate key value violates unique constraint'), {
+    code: '23505',
+    detail: 'Failing row contains (ord_1, Ada Lovelace, 1 Main St).',
+    where: 'SQL statement "INSERT INTO orders …"',
+    hint: 'Ada Lovelace',
+  })
+  logger.error({ err: database }, 'request failed')
+  logger.error({ err: new Error('create failed', { cause: database }) }, 'request failed')
+  const text = JSON.stringify(lines)
+  expect(lines).toHaveLength(2)
+  expect(lines[0]?.err).toMatchObject({ code: '23505' })
+  expect(text).toContain('duplicate key value')
+  expect(text).not.toContain('Ada Lovelace')
+  expect(text).not.toContain('INSERT INTO')
+})
+
 test('pretty lines for a terminal', async () => {
   let text = ''
   const destination = new Writable({

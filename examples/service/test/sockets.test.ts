@@ -92,6 +92,18 @@ describe('CONNECT and TRACE', () => {
     expect(header(text, 'allow')).toBe('GET, HEAD, POST, OPTIONS')
     expect(header(text, 'x-request-id')).toBe('trace-1')
   })
+
+  test('TRACE and CONNECT with a coded entity tag are still 405, never a 500 (RFC 9110 §13.2.1: no preconditions)', async () => {
+    const port = await start()
+    const trace = open(port)
+    trace.end('TRACE /v1/orders HTTP/1.1\r\nHost: x\r\nIf-Match: "a%-gzip"\r\n\r\n')
+    expect((await untilClosed(trace)).text.startsWith('HTTP/1.1 405 ')).toBe(true)
+    const tunnel = open(port)
+    tunnel.end(
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nIf-None-Match: "a%-gzip"\r\n\r\n',
+    )
+    expect((await untilClosed(tunnel)).text.startsWith('HTTP/1.1 405 ')).toBe(true)
+  })
 })
 
 describe('clients that hold connections', () => {

@@ -54,7 +54,7 @@ export type IdempotencyErrorCode =
   | 'STORE_UNAVAILABLE'
   /**
    * 503 `service-unavailable` with `Retry-After`: the store holds as many live claims as it
-   * can (the memory store at `maxRecords` or `maxBytes`); nothing was executed.
+   * can (the memory store at `maxRecords`, only live claims left); nothing was executed.
    */
   | 'STORE_FULL'
 

@@ -107,7 +107,7 @@ export type IdempotencyClaimResult =
   | { readonly state: 'scope-full' }
   /**
    * Nothing was stored: the store holds as many live claims as it can (a bounded store, such
-   * as the memory store at `maxRecords` or `maxBytes` with nothing left to evict). The
+   * as the memory store at `maxRecords` with nothing left to evict). The
    * server's own overload (503), and an answer, not a failure: it never opens the breaker.
    */
   | { readonly state: 'store-full' }

@@ -46,16 +46,49 @@ export function toNodeConnectListener(
     // node:http stopped watching this socket: a reset or a stalled client is ours to handle.
     socket.on('error', destroy)
     socket.on('timeout', destroy)
-    const res = new ServerResponse(req)
-    // `Connection: close`: whatever the client sends after the header section is tunnel data.
-    res.shouldKeepAlive = false
-    res.assignSocket(socket as Parameters<ServerResponse['assignSocket']>[0])
-    void handleNodeRequest(handler, req, res, options).finally(() => {
-      if (socket.destroyed) return
-      if (res.writableFinished) socket.end(() => socket.destroy())
-      else res.once('finish', () => socket.end(() => socket.destroy()))
-    })
+    const answer = (): void => {
+      try {
+        const res = new ServerResponse(req)
+        // `Connection: close`: whatever the client sends after the header section is tunnel data.
+        res.shouldKeepAlive = false
+        res.assignSocket(socket as Parameters<ServerResponse['assignSocket']>[0])
+        void handleNodeRequest(handler, req, res, options).finally(() => {
+          if (res.writableFinished) close(socket)
+          else res.once('finish', () => close(socket))
+        })
+      } catch {
+        socket.destroy()
+      }
+    }
+    // A CONNECT pipelined behind a request whose response is still being written: that
+    // response holds the socket (answers go out in order, RFC 9112 §9.3.2). Answer after it;
+    // assigning the socket now would throw out of this listener and take the process down.
+    const pending = (socket as { _httpMessage?: ServerResponse | null })._httpMessage
+    if (pending && !pending.writableFinished) {
+      pending.once('finish', answer)
+      pending.once('close', () => {
+        if (!pending.writableFinished) socket.destroy()
+      })
+    } else answer()
   }
+}
+
+/** How long the bytes a client sent after its CONNECT are read and dropped before closing. */
+const LINGER_MS = 2_000
+
+/**
+ * Closes after the answer, gracefully (RFC 9112 §9.6): half-close, then read and drop what the
+ * client still sends, so that unread bytes do not make the kernel reset the connection and
+ * wipe out the answer before the client reads it; destroyed once the client closes too, or
+ * after {@link LINGER_MS}.
+ */
+function close(socket: Duplex): void {
+  if (socket.destroyed) return
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
+  socket.end()
+  socket.resume()
 }
 
 function destroy(this: Duplex): void {

@@ -244,6 +244,19 @@ describe('CONNECT', () => {
     expect(text).not.toContain('secret')
   })
 
+  test('MUST NOT crash when pipelined behind a request still being answered: both are answered, in order', async () => {
+    const port = await start(async (request) => {
+      if (request.method === 'GET') await sleep(50)
+      return new Response(`m=${request.method}`, { status: request.method === 'GET' ? 200 : 405 })
+    })
+    const socket = open(port)
+    socket.end(
+      'GET / HTTP/1.1\r\nHost: x\r\n\r\nCONNECT a.example:443 HTTP/1.1\r\nHost: a.example:443\r\n\r\n',
+    )
+    const { text } = await untilClosed(socket)
+    expect(text).toMatch(/^HTTP\/1\.1 200 [^]*m=GETHTTP\/1\.1 405 [^]*m=CONNECT$/)
+  })
+
   test('an authority that is not one answers 400', async () => {
     const port = await start(async () => new Response('never'))
     const socket = open(port)

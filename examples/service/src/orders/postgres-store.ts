@@ -42,8 +42,9 @@ export interface PostgresOrderStoreOptions {
 }
 
 // Times are timestamptz from the database's clock, not each instance's: instances whose clocks
-// differ would otherwise date an order created later before one created earlier, and a list
-// cursor already past the earlier date would never show it. They are the transaction's start
+// differ would otherwise date an order created later before one created earlier by minutes.
+// A create that commits late can still land behind a cursor by the length of its transaction
+// (a list is a snapshot, not a change feed: docs/service.md). They are the transaction's start
 // (now()) cut to the millisecond, all that the ISO text they are read back in (UTC) holds, so a
 // cursor's created_at compares exactly.
 const NOW = "date_trunc('milliseconds', now())"

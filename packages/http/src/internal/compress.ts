@@ -43,6 +43,9 @@ export interface CompressOptions {
   compressible?: (contentType: string) => boolean
 }
 
+/** Methods that preconditions do not apply to (RFC 9110 §13.2.1). */
+const WITHOUT_PRECONDITIONS: ReadonlySet<string> = new Set(['CONNECT', 'OPTIONS', 'TRACE'])
+
 /** The default size threshold, in bytes. */
 export const DEFAULT_COMPRESS_THRESHOLD = 1024
 
@@ -121,7 +124,9 @@ export function createCompress(
     const coding = negotiate(request)
     const conditions = identityPreconditions(request.headers, read, coding)
     let forwarded = request
-    if (conditions.headers !== undefined) {
+    // RFC 9110 §13.2.1: preconditions do not apply to CONNECT, OPTIONS and TRACE, so their
+    // fields are left alone (and `new Request` refuses CONNECT and TRACE: it would throw).
+    if (conditions.headers !== undefined && !WITHOUT_PRECONDITIONS.has(request.method)) {
       // A new Request, not the fields rewritten in place: an incoming request's headers are
       // immutable on some runtimes (Workers, Deno.serve), and the layers outside this one
       // must see what the client sent. The body moves over unread (Fetch "new Request").
