@@ -156,6 +156,27 @@ describe('serve(): a full server makes room', () => {
     await new Promise((resolve) => (idle[0]!.closed ? resolve(0) : idle[0]!.once('close', resolve)))
   })
 
+  test('a flood of connections that send nothing closes its own, not a keep-alive connection in use', async () => {
+    const port = await start(async () => new Response('ok'), { maxConnections: 8 })
+    const client = open(port)
+    let text = ''
+    client.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1')
+    })
+    client.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    while (!text.endsWith('ok')) await once(client, 'data')
+    // Idle for more than a second: old enough to give way, but only once no fresh one is left.
+    await sleep(1100)
+    const flood = Array.from({ length: 40 }, () => open(port).resume())
+    await Promise.all(flood.map((socket) => once(socket, 'connect')))
+    await sleep(100)
+    expect(client.closed).toBe(false)
+    text = ''
+    client.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    while (!text.endsWith('ok')) await once(client, 'data')
+    expect(text.startsWith('HTTP/1.1 200 ')).toBe(true)
+  })
+
   test('a connection with a request in flight is never the one that gives way', async () => {
     let release!: () => void
     const held = new Promise<void>((resolve) => {

@@ -19,15 +19,24 @@ export interface ConnectionGuard {
 type Listener = (req: IncomingMessage, res: ServerResponse) => void
 
 /**
+ * How long a keep-alive connection must have been idle before a new one may close it: one
+ * that finished a request a moment ago is likely to send the next (closing it then races that
+ * request, RFC 9112 §9.3.1).
+ */
+const KEPT_MIN_IDLE_MS = 1_000
+
+/**
  * Watches `server`'s connections and returns `listener` wrapped to count each connection's
  * requests in flight.
  *
  * - Full server: node:http closes every new connection once `server.maxConnections` are open,
  *   so a few thousand sockets that never send a byte lock every client out until the headers
  *   timeout closes them. Here, the connection that fills the server closes the one that has
- *   been idle longest (connected or kept alive with no request in flight, or still trickling
- *   its header section), so a new client always finds room while any connection is idle; the
- *   way nginx reuses its idle keep-alive connections when it runs out. Closing an idle
+ *   been idle longest among those that never finished a request (connected, or still
+ *   trickling a header section), else among keep-alive connections idle for a second or more,
+ *   so a new client finds room while any connection is idle, and a flood of connections that
+ *   send nothing closes its own before anyone's keep-alive connection; the way nginx reuses
+ *   its idle keep-alive connections when it runs out. Closing an idle
  *   connection is allowed at any time (RFC 9112 §9.6); a client retries on a new one.
  * - Pipelining: node:http parses every request a client sends in one packet and runs the
  *   handler for each at once, holding every response in memory until the ones before it are
@@ -43,27 +52,41 @@ export function guardConnections(
 ): Listener {
   // Every open connection and its requests in flight.
   const inFlight = new Map<Socket, number>()
-  // The connections with none, longest idle first (a Set iterates in insertion order).
-  const idle = new Set<Socket>()
+  // The connections with none, longest idle first (a Set iterates in insertion order): those
+  // that never finished a request (connected, or still trickling a header section), and those
+  // kept alive after one, with the time they became idle.
+  const fresh = new Set<Socket>()
+  const kept = new Map<Socket, number>()
   const { maxConnections, maxPipelinedRequests } = guard
+
+  // Who gives way: a connection that never finished a request first, so that a flood of
+  // connections that send nothing closes its own oldest ones, not the keep-alive connections
+  // of clients that use theirs; then a keep-alive connection idle for KEPT_MIN_IDLE_MS or more.
+  const evict = (newcomer: Socket): void => {
+    for (const oldest of fresh) {
+      // Never the newcomer itself: with nothing else idle, node:http refuses the next one.
+      if (oldest === newcomer) break
+      fresh.delete(oldest)
+      oldest.destroy()
+      return
+    }
+    for (const [oldest, since] of kept) {
+      if (performance.now() - since < KEPT_MIN_IDLE_MS) return
+      kept.delete(oldest)
+      oldest.destroy()
+      return
+    }
+  }
 
   server.on('connection', (socket: Socket) => {
     inFlight.set(socket, 0)
-    idle.add(socket)
+    fresh.add(socket)
     socket.once('close', () => {
       inFlight.delete(socket)
-      idle.delete(socket)
+      fresh.delete(socket)
+      kept.delete(socket)
     })
-    if (inFlight.size >= maxConnections) {
-      for (const oldest of idle) {
-        // Never the newcomer itself: with nothing else idle, node:http refuses the next one.
-        if (oldest !== socket) {
-          idle.delete(oldest)
-          oldest.destroy()
-        }
-        break
-      }
-    }
+    if (inFlight.size >= maxConnections) evict(socket)
   })
 
   return (req, res) => {
@@ -79,12 +102,15 @@ export function guardConnections(
       return
     }
     inFlight.set(socket, count + 1)
-    if (count === 0) idle.delete(socket)
+    if (count === 0) {
+      fresh.delete(socket)
+      kept.delete(socket)
+    }
     res.once('close', () => {
       const left = inFlight.get(socket)
       if (left === undefined) return
       inFlight.set(socket, left - 1)
-      if (left === 1) idle.add(socket)
+      if (left === 1) kept.set(socket, performance.now())
     })
     listener(req, res)
   }
