@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { ApiBlocksError } from './error.ts'
 import { StoreGuardError, storeGuard, withDeadline } from './index.ts'
 
@@ -9,6 +9,32 @@ describe('withDeadline', () => {
     await expect(withDeadline(Promise.resolve(7), 1_000)).resolves.toBe(7)
     const failure = new Error('ECONNREFUSED')
     await expect(withDeadline(Promise.reject(failure), 1_000)).rejects.toBe(failure)
+  })
+
+  test('an already settled promise arms no timer; one still pending does, and clears it when it settles', async () => {
+    vi.useFakeTimers()
+    try {
+      const settled = withDeadline(Promise.resolve(1), 1_000)
+      await Promise.resolve()
+      await Promise.resolve()
+      expect(vi.getTimerCount()).toBe(0)
+      await expect(settled).resolves.toBe(1)
+      let answer!: (value: number) => void
+      const pending = withDeadline(
+        new Promise<number>((resolve) => {
+          answer = resolve
+        }),
+        1_000,
+      )
+      await Promise.resolve()
+      await Promise.resolve()
+      expect(vi.getTimerCount()).toBe(1)
+      answer(2)
+      await expect(pending).resolves.toBe(2)
+      expect(vi.getTimerCount()).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   test('MUST reject with STORE_TIMEOUT (503) when the promise never settles', async () => {

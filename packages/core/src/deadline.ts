@@ -128,23 +128,34 @@ export interface StoreGuard {
  */
 export function withDeadline<T>(promise: PromiseLike<T>, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(
-        new StoreGuardError('STORE_TIMEOUT', `The store did not answer within ${timeoutMs} ms.`, {
-          status: 503,
-        }),
-      )
-    }, timeoutMs)
+    let settled = false
+    let timer: ReturnType<typeof setTimeout> | undefined
     promise.then(
       (value) => {
-        clearTimeout(timer)
+        settled = true
+        if (timer !== undefined) clearTimeout(timer)
         resolve(value)
       },
       (error: unknown) => {
-        clearTimeout(timer)
+        settled = true
+        if (timer !== undefined) clearTimeout(timer)
         reject(error)
       },
     )
+    // A promise already settled (an in-memory store) has run the callbacks above by the time
+    // this one runs: no timer for it. Arming and clearing one per call cost an in-memory rate
+    // limit about 7 % of the service's throughput (bench: service); the timer of a store that
+    // answers later starts one microtask late, which no deadline can tell.
+    Promise.resolve().then(() => {
+      if (settled) return
+      timer = setTimeout(() => {
+        reject(
+          new StoreGuardError('STORE_TIMEOUT', `The store did not answer within ${timeoutMs} ms.`, {
+            status: 503,
+          }),
+        )
+      }, timeoutMs)
+    })
   })
 }
 
