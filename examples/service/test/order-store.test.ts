@@ -136,6 +136,24 @@ function contract(
 
 contract('MemoryOrderStore', async (clock) => new MemoryOrderStore({ clock }), 'from the clock')
 
+test('MemoryOrderStore: an order dated before the last one (a clock stepped back) is listed in its place', async () => {
+  let now = T0
+  const store = new MemoryOrderStore({ clock: () => now })
+  for (const [customer, at] of [
+    ['b', T0 + 2000],
+    ['d', T0 + 3000],
+    ['a', T0 + 1000],
+    ['c', T0 + 2500],
+  ] as const) {
+    now = at
+    await created(store, customer)
+  }
+  const rows = await store.list({ status: null, page: page(10) })
+  expect(rows.map((order) => order.customer)).toEqual(['a', 'b', 'c', 'd'])
+  const after = await store.list({ status: null, page: page(10, rows[1]) })
+  expect(after.map((order) => order.customer)).toEqual(['c', 'd'])
+})
+
 const cleanups: (() => Promise<void>)[] = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()

@@ -201,7 +201,13 @@ export class MemoryOrderStore implements OrderStore {
 
   #put(order: Order): void {
     this.#orders.set(order.id, order)
-    this.#sorted.splice(this.#indexAfter(positionOf(order, LIST_ORDER)), 0, order)
+    const position = positionOf(order, LIST_ORDER)
+    const last = this.#sorted.at(-1)
+    // A new order (time-ordered id, created now) sorts last: appended without a search
+    // (bench: service, keyed POST, where the search over every order cost ~8 µs a create).
+    if (last === undefined || comparePositions(positionOf(last, LIST_ORDER), position) < 0) {
+      this.#sorted.push(order)
+    } else this.#sorted.splice(this.#indexAfter(position), 0, order)
   }
 
   #remove(id: string): void {
