@@ -175,6 +175,22 @@ describe.skipIf(!available)(
       expect(await orderCount()).toBe(before + 13)
     }, 30_000)
 
+    test('killed in the middle of a transaction: the write fails, and the process lives on (no uncaught connection error)', async () => {
+      const store = stores.orderStore
+      if (store === undefined) throw new Error('no order store')
+      const input = { customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity: 2 }] }
+      // The answer is made between the INSERT and the COMMIT: the server dies right there, and
+      // the connection, lent to the transaction, breaks while no query of it is running.
+      const write = store.create(input, async (order) => {
+        await postgres.kill()
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        return order
+      })
+      await expect(write).rejects.toThrow()
+      await postgres.restart()
+      await expect.poll(async () => (await list()).status, { timeout: 10_000 }).toBe(200)
+    }, 30_000)
+
     // The migrations at start-up, on a connection of their own: DATABASE_TIMEOUT_MS 25 gives
     // them 1.5 s (60 times as long) for their lock and 2.25 s (90 times) for an answer. Before,
     // a lock another session kept, or a server paused meanwhile, kept openStores waiting for ever.

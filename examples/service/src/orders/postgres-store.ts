@@ -14,6 +14,8 @@ import type { OrderChanges, OrderListQuery, OrderStore, Respond } from './store.
 /** A connection of a pool, for a transaction (`pg.PoolClient`). */
 interface PooledConnection extends Queryable {
   release(error?: Error | boolean): void
+  on(event: 'error', listener: (error: Error) => void): unknown
+  off(event: 'error', listener: (error: Error) => void): unknown
 }
 
 /** A pool that lends connections (`pg.Pool`): transactions need one connection throughout. */
@@ -300,6 +302,12 @@ WHERE id = $1 AND status = 'cancelling'`,
       throw this.#failure(operation, cause)
     }
     let broken: unknown
+    // While it is ours, pg-pool does not listen for the connection's errors: one that breaks
+    // between two queries (the server killed) would be an uncaught exception, the process's end.
+    const lost = (error: Error): void => {
+      broken ??= error
+    }
+    connection.on('error', lost)
     // Every query of the transaction, the idempotency record's included, goes through this.
     const db: Queryable = {
       query: async (text, params) => {
@@ -324,6 +332,7 @@ WHERE id = $1 AND status = 'cancelling'`,
       }
       throw error
     } finally {
+      connection.off('error', lost)
       // true: pg-pool closes the connection and frees its slot rather than keeping it.
       connection.release(broken !== undefined)
     }
