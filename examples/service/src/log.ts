@@ -175,15 +175,18 @@ export function idempotencyLog(
       failed(event.error, { operation: event.operation, storeKey: event.storeKey })
       return
     }
-    const { type, ...fields } = event
-    const line = { reqId: current.getStore(), ...fields }
-    // A response sent but not kept (its claim lost, its body too large or broken): a retry with
-    // the same key runs the action again. A handler that threw is logged as the 5xx it is.
+    const { type } = event
     const unkept =
       type === 'lost' ||
       (type === 'released' && (event.reason === 'too-large' || event.reason === 'body-error'))
     // A full store refuses every client (503): the operator must see it.
     const full = type === 'rejected' && event.code === 'STORE_FULL'
+    // Two debug events a keyed request (executed, stored): no line built when nobody reads it.
+    if (!unkept && !full && logger.isLevelEnabled?.('debug') === false) return
+    const { type: _, ...fields } = event
+    const line = { reqId: current.getStore(), ...fields }
+    // A response sent but not kept (its claim lost, its body too large or broken): a retry with
+    // the same key runs the action again. A handler that threw is logged as the 5xx it is.
     if (unkept || full) logger.warn(line, `idempotency ${type}`)
     else logger.debug(line, `idempotency ${type}`)
   }
