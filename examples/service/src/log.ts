@@ -8,6 +8,7 @@
 // - what the idempotency block reports (docs/idempotency.md, "Events"): a record lost or not
 //   stored at warn, the rest at debug.
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { isProblemSource } from '@api-blocks/core'
 import type { Middleware } from '@api-blocks/http'
 import { requestIdOf } from '@api-blocks/http'
 import type { IdempotencyEvent } from '@api-blocks/idempotency'
@@ -16,17 +17,25 @@ import { pino } from 'pino'
 import pretty from 'pino-pretty'
 
 // What a database error can quote of the data (PostgreSQL's `detail`: "Failing row contains
-// (…)", `where`, `hint`), kept out of the logs: a customer's name is not a log field.
-const QUOTED_DATA = ['detail', 'where', 'hint', 'parameters'] as const
+// (…)", `where`, `hint`, `internalQuery`), kept out of the logs: a customer's name is not a log
+// field. An error's message (and its causes' messages, which pino appends to it) can still
+// quote a value ("invalid input syntax for type uuid: …"): messages are logged as they are.
+const QUOTED_DATA = ['detail', 'where', 'hint', 'parameters', 'internalQuery', 'internalPosition']
 
-/** pino's error serializer, without the members that quote stored data, causes included. */
+/** pino's error serializer, without the members that quote stored data (aggregated errors too). */
 function serializeError(error: unknown): unknown {
-  const serialized = pino.stdSerializers.err(error as Error) as unknown
+  const serialized: unknown =
+    error instanceof Error
+      ? pino.stdSerializers.err(error)
+      : typeof error === 'object' && error !== null
+        ? { ...error } // a copy: the thrown object itself is left alone
+        : error
   const strip = (value: unknown, depth: number): void => {
     if (typeof value !== 'object' || value === null || depth > 8) return
     const record = value as Record<string, unknown>
     for (const key of QUOTED_DATA) delete record[key]
-    strip(record['cause'], depth + 1)
+    const aggregated = record['aggregateErrors']
+    if (Array.isArray(aggregated)) for (const each of aggregated) strip(each, depth + 1)
   }
   strip(serialized, 0)
   return serialized
@@ -110,9 +119,14 @@ export function requestLog(logger: Logger): Middleware {
     try {
       response = await (reqId === undefined ? next(request) : current.run(reqId, next, request))
     } catch (error) {
-      // Answered by requestId() above: as its problem (a 4xx problem's own status), else 500.
-      const status = (error as { status?: unknown } | null)?.status
-      answered(typeof status === 'number' && status >= 400 && status <= 599 ? status : 500)
+      // Answered by requestId() above by the same rule: its problem's status, else 500.
+      let status = 500
+      try {
+        if (isProblemSource(error)) status = error.toProblem().status ?? 500
+      } catch {
+        // A problem that cannot be rendered is answered 500 as well.
+      }
+      answered(status)
       throw error
     }
     answered(response.status)

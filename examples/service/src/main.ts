@@ -88,18 +88,28 @@ try {
   process.exit(1)
 }
 await once(server, 'listening')
-const base = `http://${host === '0.0.0.0' ? 'localhost' : host}:${(server.address() as AddressInfo).port}`
+const shown =
+  host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
+const base = `http://${shown}:${(server.address() as AddressInfo).port}`
 const publicUrl = config.publicUrl ?? base
-service = createService({
-  publicUrl,
-  ...(config.cursorKeys ? { cursorKeys: config.cursorKeys } : {}),
-  ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
-  ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
-  ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
-  rateLimits,
-  ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
-  logger,
-})
+try {
+  service = createService({
+    publicUrl,
+    ...(config.cursorKeys ? { cursorKeys: config.cursorKeys } : {}),
+    ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
+    ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
+    ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
+    rateLimits,
+    ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
+    logger,
+  })
+} catch (error) {
+  // createService refuses options out of range (a RangeError or TypeError): a setting's fault.
+  console.error(`Invalid configuration: ${(error as Error).message}`)
+  server.close()
+  await stores.close()
+  process.exit(1)
+}
 
 console.log(`api-blocks reference service listening on ${base}
   orders:   ${base}/v1/orders

@@ -199,8 +199,12 @@ test('an error is logged without what it quotes of stored data (PostgreSQL detai
   })
   logger.error({ err: database }, 'request failed')
   logger.error({ err: new Error('create failed', { cause: database }) }, 'request failed')
+  logger.error({ err: new AggregateError([database], 'both failed') }, 'request failed')
+  const thrown = { detail: 'Ada Lovelace' }
+  logger.error({ err: thrown }, 'request failed')
+  expect(thrown.detail).toBe('Ada Lovelace')
   const text = JSON.stringify(lines)
-  expect(lines).toHaveLength(2)
+  expect(lines).toHaveLength(4)
   expect(lines[0]?.err).toMatchObject({ code: '23505' })
   expect(text).toContain('duplicate key value')
   expect(text).not.toContain('Ada Lovelace')

@@ -60,16 +60,22 @@ export function toNodeConnectListener(
         socket.destroy()
       }
     }
-    // A CONNECT pipelined behind a request whose response is still being written: that
-    // response holds the socket (answers go out in order, RFC 9112 §9.3.2). Answer after it;
-    // assigning the socket now would throw out of this listener and take the process down.
-    const pending = (socket as { _httpMessage?: ServerResponse | null })._httpMessage
-    if (pending && !pending.writableFinished) {
-      pending.once('finish', answer)
+    // A CONNECT pipelined behind requests whose responses are still being written: each holds
+    // the socket in turn (answers go out in order, RFC 9112 §9.3.2), and node hands it to the
+    // next one when one finishes. Answer once none holds it; assigning the socket earlier would
+    // throw out of this listener and take the process down.
+    const afterPending = (): void => {
+      const pending = (socket as { _httpMessage?: ServerResponse | null })._httpMessage
+      if (!pending) {
+        answer()
+        return
+      }
+      pending.once('finish', afterPending)
       pending.once('close', () => {
         if (!pending.writableFinished) socket.destroy()
       })
-    } else answer()
+    }
+    afterPending()
   }
 }
 

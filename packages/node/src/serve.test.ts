@@ -278,6 +278,22 @@ describe('CONNECT', () => {
     expect(text).toMatch(/^HTTP\/1\.1 200 [\s\S]*m=GETHTTP\/1\.1 405 [\s\S]*m=CONNECT$/)
   })
 
+  test('MUST answer a CONNECT behind several requests still being answered, after all of them, in order', async () => {
+    const port = await start(async (request) => {
+      if (request.method === 'GET') await sleep(30)
+      const path = new URL(request.url).pathname
+      return new Response(`m=${request.method}${path}`, {
+        status: request.method === 'GET' ? 200 : 405,
+      })
+    })
+    const socket = open(port)
+    socket.end(
+      'GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\n\r\nCONNECT a.example:443 HTTP/1.1\r\nHost: a.example:443\r\n\r\n',
+    )
+    const { text } = await untilClosed(socket)
+    expect(text.match(/m=\S+?(?=HTTP|$)/g)).toEqual(['m=GET/a', 'm=GET/b', 'm=GET/c', 'm=CONNECT/'])
+  })
+
   test('an authority that is not one answers 400', async () => {
     const port = await start(async () => new Response('never'))
     const socket = open(port)

@@ -283,8 +283,9 @@ function knownLength(headers: Headers): number | undefined {
 }
 
 /**
- * The UTF-8 length of a body in memory, exactly when it is under `threshold`: a string has at
- * least as many UTF-8 bytes as UTF-16 units, so a long one is not encoded to be measured.
+ * The UTF-8 length of a body in memory, or a number on the same side of `threshold` as that
+ * length: a string has at least as many UTF-8 bytes as UTF-16 units and at most three times as
+ * many, so only one in between is encoded to be measured. Compare the answer with `threshold`.
  */
 function byteLength(body: string | Uint8Array, threshold: number): number {
   if (typeof body !== 'string') return body.byteLength

@@ -90,6 +90,12 @@ export function guardConnections(
     if (left === 1) kept.set(socket, performance.now())
   }
 
+  // A CONNECT is answered on its socket, which then closes: never idle, never the one to give way.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    fresh.delete(socket)
+    kept.delete(socket)
+  })
+
   server.on('connection', (socket: Socket) => {
     inFlight.set(socket, 0)
     fresh.add(socket)
