@@ -7,11 +7,11 @@
  * @module
  */
 import type { Middleware } from '@api-blocks/core'
-import { readAhead } from '@api-blocks/core'
+import { notModifiedResponse, readAhead } from '@api-blocks/core'
 import { parseEntityTag } from './entity-tag.ts'
 import { evaluatePreconditions } from './evaluate.ts'
 import { parseHttpDate } from './http-date.ts'
-import { notModifiedResponse, toPreconditionResponse } from './response.ts'
+import { toPreconditionResponse } from './response.ts'
 import type { EtagOptions } from './validators.ts'
 import { hashToEtag } from './validators.ts'
 

@@ -13,6 +13,8 @@
  * @module
  */
 
+// The one 304 builder lives in core (compress() of @api-blocks/http uses it too).
+export { notModifiedResponse } from '@api-blocks/core'
 export type { BodyEtagOptions } from './body-etag.ts'
 export { bodyEtag, DEFAULT_BODY_ETAG_MAX_BYTES } from './body-etag.ts'
 export type { CacheControlPresets } from './cache-control.ts'
@@ -42,10 +44,6 @@ export type {
   PreconditionResult,
 } from './outcome.ts'
 export type { CheckPreconditionsOptions, PreconditionResponseOptions } from './response.ts'
-export {
-  checkPreconditions,
-  notModifiedResponse,
-  toPreconditionResponse,
-} from './response.ts'
+export { checkPreconditions, toPreconditionResponse } from './response.ts'
 export type { EtagOptions } from './validators.ts'
 export { etagFromBody, etagFromVersion, validatorHeaders, withValidators } from './validators.ts'

@@ -3,7 +3,9 @@ import { errorToProblemResponse, ProblemError, problems } from '@api-blocks/prob
 import { describe, expect, test } from 'vitest'
 import { PreconditionError } from './error.ts'
 import { evaluatePreconditions } from './evaluate.ts'
-import { checkPreconditions, notModifiedResponse, toPreconditionResponse } from './response.ts'
+// notModifiedResponse is core's, re-exported here: tested through this package's public API.
+import { notModifiedResponse } from './index.ts'
+import { checkPreconditions, toPreconditionResponse } from './response.ts'
 
 const headersOf200 = {
   'content-location': '/v1/orders/7',

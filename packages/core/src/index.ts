@@ -67,6 +67,7 @@ export {
 export type { ApiBlocksErrorOptions, ProblemDetails, ProblemSource } from './error.ts'
 export { ApiBlocksError, isProblemSource } from './error.ts'
 export type { BodyInitLike, Handler, HeadersInitLike, Middleware } from './handler.ts'
+export { notModifiedResponse } from './not-modified.ts'
 export type { Principal } from './principal.ts'
 export { principalKey, principalOf, setPrincipal } from './principal.ts'
 export type { BodyReadErrorCode, ReadAhead, ReadRequestBodyOptions } from './read-body.ts'

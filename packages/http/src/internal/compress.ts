@@ -1,7 +1,7 @@
 // The compression middleware, independent of where the encoders come from: the Web build
 // (./index.ts) passes CompressionStream encoders, the Node build (./node.ts) node:zlib ones.
 import type { Middleware } from '@api-blocks/core'
-import { copyContext, readAhead, wholeBodyOf } from '@api-blocks/core'
+import { copyContext, notModifiedResponse, readAhead, wholeBodyOf } from '@api-blocks/core'
 import { codedEtag, ifNoneMatchMatches, strongOpaque, toIdentityTags } from '../compress/etag.ts'
 import { mergeHeader, parseCacheControl } from '../headers/index.ts'
 import { negotiateEncoding } from '../negotiate/encoding.ts'
@@ -248,32 +248,14 @@ interface Outgoing {
   readonly discard: () => void
 }
 
-// Fields that describe the content (RFC 9110 §8 representation metadata, §6.4 framing), which
-// a 304 has none of; Content-Location stays (§15.4.5 requires it).
-const CONTENT_FIELDS = [
-  'content-type',
-  'content-length',
-  'content-encoding',
-  'content-language',
-  'content-range',
-  'content-disposition',
-  'content-digest',
-  'repr-digest',
-  'transfer-encoding',
-  'trailer',
-  'accept-ranges',
-]
-
 /**
- * RFC 9110 §15.4.5: a 304 with the fields the 200 would have carried (ETag, Vary,
- * Cache-Control, Expires, Content-Location, Date), without representation metadata, and
- * Last-Modified only when there is no ETag (it then guides cache updates).
+ * RFC 9110 §15.4.5: the 304 of the response as it would be sent (core's one 304 builder),
+ * without Accept-Ranges either: ranges of a representation this layer may code are not offered.
  */
 function notModified(sent: Headers): Response {
   const headers = new Headers(sent)
-  for (const name of CONTENT_FIELDS) headers.delete(name)
-  if (headers.has('etag')) headers.delete('last-modified')
-  return new Response(null, { status: 304, headers })
+  headers.delete('accept-ranges')
+  return notModifiedResponse(headers)
 }
 
 /** The Content-Length, when the response has a valid one. */
