@@ -24,13 +24,12 @@
 // Round trips: the same service in this process, its idempotency store wrapped to count calls
 // (each call of the memory, Redis and PostgreSQL stores is one round trip: one EVALSHA or one
 // SQL statement, as their own tests check). Targets: a first request <= 2, a replay 1.
-import { spawn, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import { MemoryIdempotencyStore } from '@api-blocks/idempotency'
 import { createService } from '../../examples/service/src/app.ts'
+import type { Service } from '../service-process.ts'
+import { median, pinClient, pinned, startService } from '../service-process.ts'
 
 interface AutocannonResult {
   requests: { average: number; total: number }
@@ -45,56 +44,6 @@ const SLICES = 6
 const WARM_UP_S = 2
 const ROUNDS = 5
 const body = JSON.stringify({ customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity: 2 }] })
-const main = fileURLToPath(new URL('../../examples/service/src/main.ts', import.meta.url))
-const pinned =
-  process.platform === 'linux' && spawnSync('taskset', ['-c', '1', 'true']).status === 0
-
-interface Service {
-  url: string
-  /** The service process's CPU time so far (user + system), in µs; NaN where /proc is absent. */
-  cpu(): number
-  stop(): void
-}
-
-async function startService(env: Record<string, string>): Promise<Service> {
-  const args = ['--conditions=@api-blocks/source', main]
-  const child = spawn(
-    pinned ? 'taskset' : process.execPath,
-    pinned ? ['-c', '0', process.execPath, ...args] : args,
-    {
-      env: {
-        ...process.env,
-        // Each row names its own store: the bench's own REDIS_URL / DATABASE_URL must not leak
-        // into the others (with both set the service keeps its records in PostgreSQL).
-        REDIS_URL: '',
-        DATABASE_URL: '',
-        PORT: '0',
-        RATE_LIMIT_PER_SECOND: '100000000',
-        RATE_LIMIT_PER_HOUR: '100000000',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  )
-  const cpu = () => {
-    try {
-      // /proc/<pid>/stat: utime and stime are the 14th and 15th fields, in clock ticks (100/s).
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ')
-      return (Number(fields?.[11]) + Number(fields?.[12])) * 10_000
-    } catch {
-      return Number.NaN
-    }
-  }
-  let output = ''
-  child.stdout.setEncoding('utf8')
-  for await (const chunk of child.stdout) {
-    output += chunk
-    const match = /listening on (http:\/\/\S+)/.exec(output)
-    if (match) return { url: match[1] ?? '', cpu, stop: () => child.kill() }
-  }
-  throw new Error(`the service did not start:\n${output}`)
-}
-
 interface Load {
   rps: number
   cpuUs: number
@@ -131,16 +80,6 @@ async function load(
     cpuUs: (service.cpu() - before) / result.requests.total,
     requests: result.requests.total,
   }
-}
-
-// The middle value; for an even count, the mean of the two middle ones.
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  if (sorted.length === 0) return Number.NaN
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
 }
 
 type Column = 'none' | 'first' | 'replay'
@@ -277,7 +216,7 @@ export default async function run(): Promise<void> {
       ? 'service pinned to CPU 0, client to CPU 1 (taskset)'
       : 'no taskset: service and client share the CPUs',
   )
-  if (pinned) spawnSync('taskset', ['-a', '-cp', '1', String(process.pid)])
+  pinClient()
   // IDEMPOTENCY_BENCH_STORES=memory,redis,postgres (the default: all three) picks the rows.
   const wanted = (process.env['IDEMPOTENCY_BENCH_STORES'] ?? 'memory,redis,postgres').split(',')
   const rows = []

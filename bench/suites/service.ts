@@ -6,12 +6,13 @@
 // alternating which goes first. Without it, only this checkout runs. Each round starts a fresh
 // service process (orders live in memory; a grown heap makes later collections dearer), warms
 // it for 1 s, then measures each column for SLICE_S seconds. Rate limits are raised out of the
-// way; logs go to /dev/null at the service's default level, as an operator would run it.
+// way; the service logs at its default level, as an operator would run it (lines dropped).
 //
 // Where `taskset` exists the service is pinned to CPU 0 and autocannon (this process) to CPU 1.
-import { spawn, spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import type { Service } from '../service-process.ts'
+import { median, pinClient, pinned, startService } from '../service-process.ts'
 
 interface AutocannonResult {
   requests: { total: number }
@@ -26,47 +27,6 @@ const ROUNDS = Number(process.env['SERVICE_BENCH_ROUNDS'] ?? 4)
 const SLICE_S = 3
 const CONNECTIONS = 10
 const body = JSON.stringify({ customer: 'Ada Lovelace', items: [{ sku: 'BOOK-042', quantity: 2 }] })
-const pinned =
-  process.platform === 'linux' && spawnSync('taskset', ['-c', '1', 'true']).status === 0
-
-interface Service {
-  url: string
-  stop(): void
-}
-
-async function startService(root: string): Promise<Service> {
-  const main = `${root}/examples/service/src/main.ts`
-  const args = ['--conditions=@api-blocks/source', main]
-  const child = spawn(
-    pinned ? 'taskset' : process.execPath,
-    pinned ? ['-c', '0', process.execPath, ...args] : args,
-    {
-      cwd: `${root}/examples/service`,
-      env: {
-        ...process.env,
-        REDIS_URL: '',
-        DATABASE_URL: '',
-        PORT: '0',
-        RATE_LIMIT_PER_SECOND: '100000000',
-        RATE_LIMIT_PER_HOUR: '100000000',
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  )
-  let output = ''
-  child.stdout.setEncoding('utf8')
-  for await (const chunk of child.stdout) {
-    output += chunk
-    const match = /listening on (http:\/\/[^\s"]+)/.exec(output)
-    if (match) {
-      // Keep draining: a service that logs to a full pipe would stall.
-      child.stdout.resume()
-      return { url: match[1] ?? '', stop: () => child.kill() }
-    }
-  }
-  throw new Error(`the service in ${root} did not start:\n${output}`)
-}
-
 interface Column {
   rps: number
   p50: number
@@ -111,24 +71,17 @@ async function measure(service: Service): Promise<{ get: Column; post: Column }>
   return { get: await run(get, SLICE_S), post: await run(post, SLICE_S) }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
-}
-
 export default async function main(): Promise<void> {
   const here = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '')
   const baseline = process.env['SERVICE_BASELINE']
   const targets = baseline ? { baseline, current: here } : { current: here }
+  pinClient()
   const results: Record<string, { get: Column; post: Column }[]> = {}
   for (let round = 0; round < ROUNDS; round += 1) {
     const order = Object.entries(targets)
     if (round % 2 === 1) order.reverse()
     for (const [name, root] of order) {
-      const service = await startService(root)
+      const service = await startService({}, root)
       try {
         const measured = await measure(service)
         results[name] = [...(results[name] ?? []), measured]

@@ -1,15 +1,11 @@
 // With REDIS_URL / DATABASE_URL set, several copies of the service run side by side and behave
 // as one (docs/service.md, "Several instances"; docs/stores.md, "Several instances of a
 // service"): two instances on two ports, one client, driven alternately.
-import { once } from 'node:events'
-import type { AddressInfo } from 'node:net'
-import { serve } from '@api-blocks/node'
 import type { CursorKey } from '@api-blocks/pagination'
 import type { RateLimitPolicy } from '@api-blocks/rate-limit'
 import { afterAll, describe, expect, test } from 'vitest'
-import { createService } from '../src/app.ts'
 import type { StoreEnvironment } from '../src/stores.ts'
-import { openStores } from '../src/stores.ts'
+import { serveOnStores } from './serve-on-stores.ts'
 
 const cleanups: (() => Promise<void>)[] = []
 afterAll(async () => {
@@ -23,23 +19,9 @@ interface InstanceOptions {
 }
 
 async function instance(env: StoreEnvironment, options: InstanceOptions = {}): Promise<string> {
-  const stores = await openStores(env)
-  const server = serve(
-    createService({
-      ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
-      ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
-      ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
-      ...options,
-    }),
-    // As src/main.ts serves it.
-    { port: 0, hostname: '127.0.0.1', lightweight: true },
-  )
-  await once(server, 'listening')
-  cleanups.push(async () => {
-    await new Promise((resolve) => server.close(resolve))
-    await stores.close()
-  })
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const running = await serveOnStores(env, { service: options })
+  cleanups.push(running.close)
+  return running.base
 }
 
 const order = JSON.stringify({

@@ -10,16 +10,14 @@
 // - GET /openapi.json, which needs no store, keeps answering fast;
 // - after a restart everything recovers, and the orders are still there.
 // A second part bounds the migrations at start-up, which run on a connection of their own.
-import { once } from 'node:events'
-import type { AddressInfo } from 'node:net'
-import { serve } from '@api-blocks/node'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { TestServer } from '../../../scripts/test-services.ts'
 import { servicesAvailable, startPostgres } from '../../../scripts/test-services.ts'
-import { createService } from '../src/app.ts'
 import type { SharedStores, StoreLogger } from '../src/stores.ts'
 import { openStores } from '../src/stores.ts'
+import type { RunningService } from './serve-on-stores.ts'
+import { serveOnStores } from './serve-on-stores.ts'
 
 const available = servicesAvailable().postgres
 const skipped = available ? '' : ' (skipped: no PostgreSQL server binaries)'
@@ -41,30 +39,23 @@ describe.skipIf(!available)(
   () => {
     let postgres: TestServer
     let stores: SharedStores
-    let server: ReturnType<typeof serve>
+    let running: RunningService | undefined
     let base: string
 
     beforeAll(async () => {
       postgres = await startPostgres()
-      stores = await openStores(
+      running = await serveOnStores(
         { DATABASE_URL: postgres.url, DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) },
-        { logger: silent },
+        {
+          logger: silent,
+          service: { rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }] },
+        },
       )
-      server = serve(
-        createService({
-          ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
-          ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
-          rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }],
-        }),
-        { port: 0, hostname: '127.0.0.1', lightweight: true },
-      )
-      await once(server, 'listening')
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      ;({ base, stores } = running)
     }, 30_000)
 
     afterAll(async () => {
-      if (server) await new Promise((resolve) => server.close(resolve))
-      await stores?.close()
+      await running?.close()
       await postgres?.stop()
     })
 

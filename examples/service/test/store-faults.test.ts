@@ -6,15 +6,12 @@
 //   its deadline and then at once (its breaker);
 // - a keyed POST fails closed: 503, Retry-After and a problem body, the order not created;
 // - after the server is back, everything recovers (the client reconnects with backoff).
-import { once } from 'node:events'
-import type { AddressInfo } from 'node:net'
-import { serve } from '@api-blocks/node'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { TestServer } from '../../../scripts/test-services.ts'
 import { servicesAvailable, startRedis } from '../../../scripts/test-services.ts'
-import { createService } from '../src/app.ts'
-import type { SharedStores, StoreLogger } from '../src/stores.ts'
-import { openStores } from '../src/stores.ts'
+import type { StoreLogger } from '../src/stores.ts'
+import type { RunningService } from './serve-on-stores.ts'
+import { serveOnStores } from './serve-on-stores.ts'
 
 const available = servicesAvailable().redis
 // The routes that need no store wait for the rate limiter's deadline at most (rateLimit's
@@ -32,8 +29,7 @@ describe.skipIf(!available)(
   `the service with a paused, killed and restarted Redis${available ? '' : ' (skipped: redis-server is not on PATH)'}`,
   () => {
     let redis: TestServer
-    let stores: SharedStores
-    let server: ReturnType<typeof serve>
+    let running: RunningService | undefined
     let base: string
     const logged: { level: string; msg: string }[] = []
     const logger: StoreLogger = {
@@ -44,25 +40,18 @@ describe.skipIf(!available)(
 
     beforeAll(async () => {
       redis = await startRedis()
-      stores = await openStores(
+      running = await serveOnStores(
         { REDIS_URL: redis.url, REDIS_PREFIX: `test:${crypto.randomUUID()}:` },
-        { logger },
+        {
+          logger,
+          service: { rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }] },
+        },
       )
-      server = serve(
-        createService({
-          ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
-          ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
-          rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }],
-        }),
-        { port: 0, hostname: '127.0.0.1', lightweight: true },
-      )
-      await once(server, 'listening')
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      base = running.base
     }, 30_000)
 
     afterAll(async () => {
-      if (server) await new Promise((resolve) => server.close(resolve))
-      await stores?.close()
+      await running?.close()
       await redis?.stop()
     })
 

@@ -162,23 +162,38 @@ describe('MemoryIdempotencyStore: one scope cannot hurt another', () => {
   })
 })
 
+/**
+ * Keyed POSTs through `idempotency()` over `store`, each from a client address. A request sent
+ * with `hang` stays in flight (its claim live) until `finishAll()`. `executed` lists what ran.
+ */
+function clients(store: MemoryIdempotencyStore) {
+  const middleware = idempotency({ store, clock: () => 1_700_000_000_000 })
+  const executed: string[] = []
+  const hanging: (() => void)[] = []
+  const send = (address: string, key: string, hang = false) => {
+    const request = new Request('https://api.example/v1/orders', {
+      method: 'POST',
+      headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+      body: '{"sku":"x"}',
+    })
+    setClientAddress(request, address)
+    return middleware(request, async () => {
+      if (hang) await new Promise<void>((resolve) => hanging.push(resolve))
+      executed.push(`${address} ${key}`)
+      return Response.json({ n: executed.length }, { status: 201 })
+    })
+  }
+  const finishAll = () => {
+    for (const resolve of hanging.splice(0)) resolve()
+  }
+  return { send, executed, finishAll }
+}
+
 describe('idempotency() over MemoryIdempotencyStore: a flood from one client', () => {
   test("MUST NOT make another client's retry execute twice: it is replayed", async () => {
-    const executed: string[] = []
-    const store = new MemoryIdempotencyStore({ maxRecords: 64, maxRecordsPerScope: 8 })
-    const middleware = idempotency({ store, clock: () => 1_700_000_000_000 })
-    const send = async (address: string, key: string) => {
-      const request = new Request('https://api.example/v1/orders', {
-        method: 'POST',
-        headers: { 'idempotency-key': key, 'content-type': 'application/json' },
-        body: '{"sku":"x"}',
-      })
-      setClientAddress(request, address)
-      return middleware(request, async () => {
-        executed.push(`${address} ${key}`)
-        return Response.json({ n: executed.length }, { status: 201 })
-      })
-    }
+    const { send, executed } = clients(
+      new MemoryIdempotencyStore({ maxRecords: 64, maxRecordsPerScope: 8 }),
+    )
     const first = await send('198.51.100.2', 'order-1')
     for (let index = 0; index < 200; index++) await send('203.0.113.66', `flood-${index}`)
     const retry = await send('198.51.100.2', 'order-1')
@@ -188,22 +203,10 @@ describe('idempotency() over MemoryIdempotencyStore: a flood from one client', (
   })
 
   test('a client holding as many live claims as its bound gets 429 with Retry-After; the others are served and the breaker stays closed', async () => {
-    const store = new MemoryIdempotencyStore({ maxRecords: 64, maxRecordsPerScope: 4 })
-    const middleware = idempotency({ store, clock: () => 1_700_000_000_000 })
-    const hanging: (() => void)[] = []
-    const send = (address: string, key: string, hang = false) => {
-      const request = new Request('https://api.example/v1/orders', {
-        method: 'POST',
-        headers: { 'idempotency-key': key, 'content-type': 'application/json' },
-        body: '{"sku":"x"}',
-      })
-      setClientAddress(request, address)
-      return middleware(request, async () => {
-        // The flooding client's requests stay in flight: their claims stay live.
-        if (hang) await new Promise<void>((resolve) => hanging.push(resolve))
-        return Response.json({ ok: true }, { status: 201 })
-      })
-    }
+    // The flooding client's requests stay in flight: their claims stay live.
+    const { send, finishAll } = clients(
+      new MemoryIdempotencyStore({ maxRecords: 64, maxRecordsPerScope: 4 }),
+    )
     const inFlight = Array.from({ length: 4 }, (_, index) =>
       send('203.0.113.66', `flood-${index}`, true),
     )
@@ -216,26 +219,14 @@ describe('idempotency() over MemoryIdempotencyStore: a flood from one client', (
       expect((await refused.json()).type).toMatch(/too-many-requests$/)
     }
     expect((await send('198.51.100.2', 'order-1')).status).toBe(201)
-    for (const resolve of hanging) resolve()
+    finishAll()
     for (const response of await Promise.all(inFlight)) expect(response.status).toBe(201)
   })
 
   test('a full store answers 503 STORE_FULL without opening the breaker; addresses of one IPv6 /56 share one bound', async () => {
-    const store = new MemoryIdempotencyStore({ maxRecords: 8, maxRecordsPerScope: 4 })
-    const middleware = idempotency({ store, clock: () => 1_700_000_000_000 })
-    const hanging: (() => void)[] = []
-    const send = (address: string, key: string, hang = false) => {
-      const request = new Request('https://api.example/v1/orders', {
-        method: 'POST',
-        headers: { 'idempotency-key': key, 'content-type': 'application/json' },
-        body: '{"sku":"x"}',
-      })
-      setClientAddress(request, address)
-      return middleware(request, async () => {
-        if (hang) await new Promise<void>((resolve) => hanging.push(resolve))
-        return Response.json({ ok: true }, { status: 201 })
-      })
-    }
+    const { send, finishAll } = clients(
+      new MemoryIdempotencyStore({ maxRecords: 8, maxRecordsPerScope: 4 }),
+    )
     // One subscriber's /56: a fresh address per request still counts against one bound.
     const subscriber = Array.from({ length: 4 }, (_, index) =>
       send(`2001:db8:1:${index}::1`, `a-${index}`, true),
@@ -253,7 +244,7 @@ describe('idempotency() over MemoryIdempotencyStore: a flood from one client', (
       expect(refused.status).toBe(503)
       expect(refused.headers.get('retry-after')).toBe('1')
     }
-    for (const resolve of hanging) resolve()
+    finishAll()
     await Promise.all([...subscriber, ...others])
     // The breaker stayed closed: with room again, the next client is served at once.
     expect((await send('192.0.2.7', 'd-1')).status).toBe(201)
