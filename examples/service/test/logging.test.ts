@@ -186,7 +186,7 @@ describe('5xx and store failures', () => {
   })
 })
 
-test('an error is logged without what it quotes of stored data (PostgreSQL detail, where, hint), causes included', () => {
+test('an error is logged without what it quotes of stored data (PostgreSQL detail, where, hint), aggregated errors included; a thrown object is copied, not changed', () => {
   const lines: Line[] = []
   const logger = createLogger({
     destination: { write: (line: string) => lines.push(JSON.parse(line) as Line) },
