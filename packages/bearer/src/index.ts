@@ -1,0 +1,6 @@
+/**
+ * OAuth 2.0 bearer tokens for resource servers.
+ *
+ * @module
+ */
+export {}
