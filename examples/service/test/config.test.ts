@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { encodeBase64url } from '@api-blocks/core'
 import { describe, expect, test } from 'vitest'
 import { ConfigError, parseCursorKeys, parsePublicUrl } from '../src/config.ts'
+import { apiFetch } from './oauth-client.ts'
 
 const secret = (fill: number, bytes = 32) => encodeBase64url(new Uint8Array(bytes).fill(fill))
 
@@ -120,7 +121,7 @@ describe('npm start', () => {
       const base = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? ''
       expect(base).toMatch(/:\d+$/)
       expect(base).not.toMatch(/:0$/)
-      const created = await fetch(`${base}/v1/orders`, {
+      const created = await apiFetch(`${base}/v1/orders`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ customer: 'Ada', items: [{ sku: 'B', quantity: 1 }] }),
@@ -128,7 +129,7 @@ describe('npm start', () => {
       expect(created.status).toBe(201)
       const location = created.headers.get('location') ?? ''
       expect(location.startsWith(`${base}/v1/orders/ord_`)).toBe(true)
-      expect((await fetch(location)).status).toBe(200)
+      expect((await apiFetch(location)).status).toBe(200)
     } finally {
       child.kill('SIGTERM')
     }

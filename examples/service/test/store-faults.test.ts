@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { TestServer } from '../../../scripts/test-services.ts'
 import { servicesAvailable, startRedis } from '../../../scripts/test-services.ts'
 import type { StoreLogger } from '../src/stores.ts'
+import { apiFetch } from './oauth-client.ts'
 import type { RunningService } from './serve-on-stores.ts'
 import { serveOnStores } from './serve-on-stores.ts'
 
@@ -48,6 +49,8 @@ describe.skipIf(!available)(
         },
       )
       base = running.base
+      // The token (/v1 needs one) is got while Redis is up; the tests then use it throughout.
+      await (await apiFetch(`${base}/v1/orders`)).arrayBuffer()
     }, 30_000)
 
     afterAll(async () => {
@@ -57,7 +60,7 @@ describe.skipIf(!available)(
 
     const order = JSON.stringify({ customer: 'Ada', items: [{ sku: 'BOOK-042', quantity: 1 }] })
     const post = (key: string) =>
-      fetch(`${base}/v1/orders`, {
+      apiFetch(`${base}/v1/orders`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': key },
         body: order,
@@ -70,7 +73,7 @@ describe.skipIf(!available)(
     }
     // Every order (the tests create far fewer than a page of 100), not just the first 20.
     const orderCount = async () =>
-      (await (await fetch(`${base}/v1/orders?limit=100`)).json()).data.length
+      (await (await apiFetch(`${base}/v1/orders?limit=100`)).json()).data.length
 
     // Requests through the rate limiter since Redis failed: the first FAILURE_THRESHOLD wait for
     // its deadline, those after it none (the breaker is open), unless `probing`: once a cooldown
@@ -79,7 +82,7 @@ describe.skipIf(!available)(
     async function expectStorelessRoutesFast(probing = false): Promise<void> {
       for (const path of ['/v1/orders', '/openapi.json']) {
         const open = !probing && limited++ >= FAILURE_THRESHOLD
-        const [response, ms] = await timed(() => fetch(base + path))
+        const [response, ms] = await timed(() => apiFetch(base + path))
         expect(response.status).toBe(200)
         await response.body?.cancel()
         expect(ms).toBeLessThan(open ? BREAKER_OPEN_MS : LIMITER_DEADLINE_MS)
@@ -101,10 +104,13 @@ describe.skipIf(!available)(
 
     async function expectRecovered(): Promise<void> {
       await expect
-        .poll(async () => (await fetch(`${base}/v1/orders`)).headers.get('ratelimit-remaining'), {
-          timeout: 10_000,
-          interval: 100,
-        })
+        .poll(
+          async () => (await apiFetch(`${base}/v1/orders`)).headers.get('ratelimit-remaining'),
+          {
+            timeout: 10_000,
+            interval: 100,
+          },
+        )
         .not.toBeNull()
       const key = `back-${crypto.randomUUID()}`
       await expect
@@ -114,7 +120,7 @@ describe.skipIf(!available)(
     }
 
     test('with Redis up, the routes answer with rate-limit fields and a keyed POST is stored', async () => {
-      const list = await fetch(`${base}/v1/orders`)
+      const list = await apiFetch(`${base}/v1/orders`)
       expect(list.headers.get('ratelimit-remaining')).not.toBeNull()
       const key = `up-${crypto.randomUUID()}`
       expect((await post(key)).status).toBe(201)
