@@ -5,7 +5,12 @@ import type { IdempotencyStore } from '@api-blocks/idempotency'
 import type { OAuthStore } from '@api-blocks/oauth'
 import { migrate, PostgresIdempotencyStore, PostgresOAuthStore } from '@api-blocks/postgres'
 import type { RateLimitStore } from '@api-blocks/rate-limit'
-import { RedisIdempotencyStore, RedisRateLimitStore, reconnectBackoff } from '@api-blocks/redis'
+import {
+  RedisIdempotencyStore,
+  RedisOAuthStore,
+  RedisRateLimitStore,
+  reconnectBackoff,
+} from '@api-blocks/redis'
 import pg from 'pg'
 import { createClient } from 'redis'
 import { migrateOrders, PostgresOrderStore } from './orders/postgres-store.ts'
@@ -243,6 +248,10 @@ export async function openStores(
           prefix: `${prefix}idempotency:`,
         })
         parts.push('idempotency records in Redis')
+      }
+      if (!stores.oauthStore) {
+        stores.oauthStore = new RedisOAuthStore({ client, prefix: `${prefix}oauth:` })
+        parts.push('OAuth state in Redis')
       }
       parts.push('rate limits in Redis')
     }

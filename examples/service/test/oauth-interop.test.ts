@@ -7,13 +7,7 @@
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { StoreEnvironment } from '../src/stores.ts'
-import {
-  apiFetch,
-  basic,
-  DEMO_BACKEND,
-  DEMO_SPA,
-  throughPages,
-} from './oauth-client.ts'
+import { apiFetch, basic, DEMO_BACKEND, DEMO_SPA, throughPages } from './oauth-client.ts'
 import type { RunningService } from './serve-on-stores.ts'
 import { serveOnStores } from './serve-on-stores.ts'
 
@@ -25,10 +19,17 @@ const backend: oauth.Client = { client_id: DEMO_BACKEND.id }
 const backendAuth = oauth.ClientSecretBasic(DEMO_BACKEND.secret)
 
 /** The stores the suite runs on: memory always, Redis and PostgreSQL when configured. */
-const runs: { name: string; env: () => Promise<StoreEnvironment & { cleanup?: () => Promise<void> }>; skip?: string }[] = [
+const runs: {
+  name: string
+  /** The class of the OAuth store openStores picks (none: the service's memory default). */
+  store?: string
+  env: () => Promise<StoreEnvironment & { cleanup?: () => Promise<void> }>
+  skip?: string
+}[] = [
   { name: 'memory', env: async () => ({}) },
   {
     name: 'PostgreSQL',
+    store: 'PostgresOAuthStore',
     ...(databaseUrl ? {} : { skip: 'DATABASE_URL not set' }),
     env: async () => {
       const schema = `oauth_interop_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
@@ -47,6 +48,7 @@ const runs: { name: string; env: () => Promise<StoreEnvironment & { cleanup?: ()
   },
   {
     name: 'Redis',
+    store: 'RedisOAuthStore',
     ...(redisUrl ? {} : { skip: 'REDIS_URL not set' }),
     env: async () => ({ REDIS_URL: redisUrl, REDIS_PREFIX: `test:oauth:${crypto.randomUUID()}:` }),
   },
@@ -125,7 +127,10 @@ for (const run of runs) {
       const orders = (token: string, init: RequestInit = {}) =>
         fetch(`${base}/v1/orders`, {
           ...init,
-          headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(init.headers as Record<string, string>),
+          },
         })
       const introspect = async (token: string) =>
         oauth.processIntrospectionResponse(
@@ -139,6 +144,10 @@ for (const run of runs) {
           spa,
           await oauth.refreshTokenGrantRequest(as, spa, oauth.None(), token, http),
         )
+
+      test(`the OAuth state is ${run.store ? `in a ${run.store}` : 'in memory'}`, () => {
+        expect(running.stores.oauthStore?.constructor.name).toBe(run.store)
+      })
 
       test('discovery: the issuer is the public URL, with every member a client needs', () => {
         expect(as.issuer).toBe(base)
@@ -188,7 +197,9 @@ for (const run of runs) {
       })
 
       test('MUST bind only the approved scopes: unticked ones are in neither the tokens nor the ID token', async () => {
-        const { result } = await codeFlow(undefined, { untick: ['email', 'offline_access', 'write:orders'] })
+        const { result } = await codeFlow(undefined, {
+          untick: ['email', 'offline_access', 'write:orders'],
+        })
         expect(result.scope?.split(' ').sort()).toEqual(['openid', 'profile', 'read:orders'])
         expect(result.refresh_token).toBeUndefined()
         const claims = oauth.getValidatedIdTokenClaims(result)
@@ -214,7 +225,9 @@ for (const run of runs) {
           response_type: 'code',
           scope: 'read:orders',
           state,
-          code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+          code_challenge: await oauth.calculatePKCECodeChallenge(
+            oauth.generateRandomCodeVerifier(),
+          ),
           code_challenge_method: 'S256',
         }).toString()
         const { callback } = await throughPages(url, { decision: 'deny' })
@@ -265,7 +278,11 @@ for (const run of runs) {
         const write = await orders(result.access_token, { method: 'POST', body: '{}' })
         expect(write.status).toBe(403)
         const details = await introspect(result.access_token)
-        expect(details).toMatchObject({ active: true, client_id: DEMO_BACKEND.id, sub: DEMO_BACKEND.id })
+        expect(details).toMatchObject({
+          active: true,
+          client_id: DEMO_BACKEND.id,
+          sub: DEMO_BACKEND.id,
+        })
         expect(details.username).toBeUndefined()
         // A wrong secret: 401 invalid_client.
         const wrong = await oauth.clientCredentialsGrantRequest(

@@ -6,6 +6,8 @@
 //   its deadline and then at once (its breaker);
 // - a keyed POST fails closed: 503, Retry-After and a problem body, the order not created;
 // - after the server is back, everything recovers (the client reconnects with backoff).
+
+import { MemoryOAuthStore } from '@api-blocks/oauth'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { TestServer } from '../../../scripts/test-services.ts'
 import { servicesAvailable, startRedis } from '../../../scripts/test-services.ts'
@@ -45,7 +47,13 @@ describe.skipIf(!available)(
         { REDIS_URL: redis.url, REDIS_PREFIX: `test:${crypto.randomUUID()}:` },
         {
           logger,
-          service: { rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }] },
+          service: {
+            rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }],
+            // OAuth state in memory here, so the routes below still authenticate while Redis
+            // is down: these tests are about the limiter and the idempotency records (the
+            // describe after them puts the OAuth state in Redis).
+            oauth: { store: new MemoryOAuthStore() },
+          },
         },
       )
       base = running.base
@@ -150,6 +158,64 @@ describe.skipIf(!available)(
       await expectRecovered()
       expect(logged).toContainEqual(expect.objectContaining({ level: 'error' }))
       expect(logged.at(-1)).toMatchObject({ level: 'info' })
+    }, 30_000)
+  },
+)
+
+// With REDIS_URL alone the authorisation server keeps its state in Redis too (src/stores.ts):
+// then a token cannot be checked while Redis is down, and the API fails closed.
+const AUTH_DEADLINE_MS = 1_000 + 400
+
+describe.skipIf(!available)(
+  `the API with its OAuth state in a paused Redis${available ? '' : ' (skipped: redis-server is not on PATH)'}`,
+  () => {
+    let redis: TestServer
+    let running: RunningService | undefined
+    let base: string
+    beforeAll(async () => {
+      redis = await startRedis()
+      running = await serveOnStores(
+        { REDIS_URL: redis.url, REDIS_PREFIX: `test:${crypto.randomUUID()}:` },
+        {
+          logger: { error: () => {}, warn: () => {}, info: () => {} },
+          service: { rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }] },
+        },
+      )
+      base = running.base
+      expect(running.stores.oauthStore?.constructor.name).toBe('RedisOAuthStore')
+      expect((await apiFetch(`${base}/v1/orders`)).status).toBe(200)
+    }, 30_000)
+    afterAll(async () => {
+      await running?.close()
+      await redis?.stop()
+    })
+
+    test('MUST fail closed: while Redis is paused /v1 answers 503 with Retry-After within the deadline (then at once), never a token unchecked; /openapi.json stays up; resumed: tokens work again', async () => {
+      redis.pause()
+      try {
+        for (let i = 0; i < 7; i++) {
+          const started = performance.now()
+          const response = await apiFetch(`${base}/v1/orders`)
+          const ms = performance.now() - started
+          expect(response.status).toBe(503)
+          expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+          expect(response.headers.get('content-type')).toBe('application/problem+json')
+          await response.body?.cancel()
+          // Five waits for the deadline, then the breaker answers at once.
+          expect(ms).toBeLessThan(i < 5 ? AUTH_DEADLINE_MS : BREAKER_OPEN_MS + 400)
+        }
+        const document = await fetch(`${base}/openapi.json`)
+        expect(document.status).toBe(200)
+        await document.body?.cancel()
+      } finally {
+        redis.resume()
+      }
+      await expect
+        .poll(async () => (await apiFetch(`${base}/v1/orders`)).status, {
+          timeout: 10_000,
+          interval: 200,
+        })
+        .toBe(200)
     }, 30_000)
   },
 )

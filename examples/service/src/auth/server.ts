@@ -3,6 +3,7 @@
 // and bearer tokens on every /v1 route, checked in process.
 
 import { bearer, requireScopes } from '@api-blocks/bearer'
+import { storeGuard } from '@api-blocks/core'
 import type { Handler, Middleware } from '@api-blocks/http'
 import type { AuthorizationServer, OAuthEvent, OAuthStore, SigningKey } from '@api-blocks/oauth'
 import { createAuthorizationServer, MemoryOAuthStore } from '@api-blocks/oauth'
@@ -36,6 +37,11 @@ export interface OAuthOptions {
   ttl?: { code?: number; accessToken?: number; refreshToken?: number; idToken?: number }
   /** Receives what the authorisation server reports (reused refresh tokens, replayed codes…). */
   onEvent?: (event: OAuthEvent) => void
+  /**
+   * How long the API waits for the OAuth store to say whether a token is active, in ms
+   * (default 1000); past it, 503.
+   */
+  introspectionTimeoutMs?: number
   /** Browser sessions of the login pages kept at most (default 10,000). */
   maxSessions?: number
 }
@@ -131,10 +137,14 @@ export function createOAuth(
 
   // Opaque tokens: introspected in process (revocation at once). JWTs (three dot-separated
   // parts): verified with the server's JWKS, fetched from the server in process too.
+  // A store that hangs or is down (docs/operations.md, "When a store fails") fails the check
+  // closed, within a deadline: 503 with Retry-After, never a token let through unchecked; after
+  // five failures in a row at once, until a probe a second later finds the store back.
+  const guard = storeGuard({ timeoutMs: options.introspectionTimeoutMs ?? 1_000 })
   const verify = bearer({
     realm: publicUrl,
     introspection: {
-      introspect: (token: string) => server.introspectToken(token),
+      introspect: (token: string) => guard.run(() => server.introspectToken(token)),
       issuer: publicUrl,
       audience: resource,
     },
