@@ -103,17 +103,6 @@ const DEFAULT_RATE_LIMITS: readonly RateLimitPolicy[] = [
 
 /** Builds the service as one Fetch handler. */
 export function createService(options: ServiceOptions = {}): Handler {
-  return createServiceWithOAuth(options).handler
-}
-
-/**
- * Builds the service and answers its authorisation server too (tests reach into it; `main.ts`
- * prints its issuer).
- */
-export function createServiceWithOAuth(options: ServiceOptions = {}): {
-  handler: Handler
-  oauth: ReturnType<typeof createOAuth>
-} {
   // One body limit for every route and every layer that reads a body: limits() records it per
   // request (core's setBodyLimit), so the idempotency middleware reads no more than the route
   // accepts and answers the same 413.
@@ -251,5 +240,5 @@ export function createServiceWithOAuth(options: ServiceOptions = {}): {
     compress(),
     recordAddress,
   )(front)
-  return { handler, oauth }
+  return handler
 }

@@ -125,7 +125,7 @@ describe('npm start', () => {
       expect(result.code, JSON.stringify(env)).toBe(1)
       expect(result.stderr).toMatch(message)
     }
-  })
+  }, 30_000)
 
   test('the banner prints the issuer and a ready command that gets a token and calls /v1/orders with it', async () => {
     const child = spawn(process.execPath, ['--conditions=@api-blocks/source', main], {

@@ -65,7 +65,7 @@ export const DEMO_USERS: readonly ServiceUser[] = [
 ]
 
 /** Where the demo single-page application lives (a Vite dev server's address). */
-export const DEMO_SPA_REDIRECT_URI = 'http://127.0.0.1:5173/callback'
+const DEMO_SPA_REDIRECT_URI = 'http://127.0.0.1:5173/callback'
 
 /**
  * The demo clients: `demo-backend` (confidential, secret `demo-backend-secret`: client
