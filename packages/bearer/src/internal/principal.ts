@@ -25,8 +25,8 @@ export function principalFromClaims(claims: Readonly<Record<string, unknown>>): 
   }
 }
 
-/** @internal RFC 6749 §3.3 / RFC 9068 §2.2.3: scopes are one space-separated string. */
-export function scopesOf(scope: unknown): string[] {
+// RFC 6749 §3.3 / RFC 9068 §2.2.3: scopes are one space-separated string.
+function scopesOf(scope: unknown): string[] {
   if (typeof scope !== 'string') return []
   return scope.split(' ').filter((part) => part !== '')
 }
