@@ -165,6 +165,16 @@ describe('the cache of active answers', () => {
     expect(server.requests).toHaveLength(4)
   })
 
+  it('hands out a frozen principal, so no request can change what the next one sees', async () => {
+    const tokens = verifier()
+    const first = await tokens.verify('abc')
+    expect(Object.isFrozen(first)).toBe(true)
+    expect(Object.isFrozen(first.scopes)).toBe(true)
+    expect(Object.isFrozen(first.claims)).toBe(true)
+    expect(() => (first.scopes as string[]).push('admin:all')).toThrow(TypeError)
+    expect((await tokens.verify('abc')).scopes).toEqual(['read', 'write', 'dolphin'])
+  })
+
   it('is off with maxEntries 0', async () => {
     const tokens = verifier({ cache: { maxEntries: 0 } })
     await tokens.verify('abc')
