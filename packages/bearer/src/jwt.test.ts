@@ -313,6 +313,12 @@ describe('configuration MUST refuse what could accept forged tokens', () => {
       () => ({ jwt: { ...jwt(), keys: [{ ...key.publicJwk, d: 'AAAA' }] } }),
       TypeError,
     ],
+    [
+      'an EC key without y',
+      () => ({ jwt: { ...jwt(), keys: [{ kty: 'EC', crv: 'P-256', x: 'AAAA' }] } }),
+      TypeError,
+    ],
+    ['a key of an unknown kty', () => ({ jwt: { ...jwt(), keys: [{ kty: 'XYZ' }] } }), TypeError],
     ['no key source', () => ({ jwt: { issuer: ISSUER, audience: AUDIENCE } }), TypeError],
     [
       'both keys and jwksUrl',

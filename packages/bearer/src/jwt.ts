@@ -108,10 +108,8 @@ export function createJwtVerify(options: JwtVerificationOptions, clock: () => nu
     const now = clock()
     let payload: JWTPayload
     try {
-      ;({ payload } = await jwtVerify(token, getKey, {
-        ...verifyOptions,
-        currentDate: new Date(now),
-      }))
+      const options = { ...verifyOptions, currentDate: new Date(now) }
+      payload = (await jwtVerify(token, getKey, options)).payload
     } catch (error) {
       throw refusal(error)
     }

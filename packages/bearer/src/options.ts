@@ -15,7 +15,8 @@ import type { Principal } from '@api-blocks/core'
  * ```
  */
 export interface JsonWebKeyLike {
-  kty: string
+  /** Required; optional in the type so that jose's `JWK` (and `exportJWK()`'s result) fits. */
+  kty?: string
   kid?: string
   alg?: string
   use?: string

@@ -164,7 +164,7 @@ export class PostgresOAuthStore implements OAuthStore {
     tokens: readonly TokenRecord[],
     now: number,
   ): Promise<'issued' | 'revoked'> {
-    const params = [...familyParams(family), tokensParam(family.id, tokens), finite(now, 'now')]
+    const params = [...familyParams(family), tokensParam(tokens), finite(now, 'now')]
     const rows = await this.#query('issue', params)
     const issued = rows[0]?.['issued']
     if (typeof issued !== 'boolean') throw this.#unexpected('issue', 'issued')
@@ -193,7 +193,7 @@ export class PostgresOAuthStore implements OAuthStore {
     const params = [
       familyId,
       tokenHash,
-      tokensParam(familyId, next),
+      tokensParam(next),
       finite(now, 'now'),
       finite(options.graceMs, 'graceMs'),
     ]
@@ -201,6 +201,8 @@ export class PostgresOAuthStore implements OAuthStore {
     if (row === undefined) return { state: 'absent' }
     const state = row['state']
     switch (state) {
+      case 'absent':
+        return { state }
       case 'rotated':
       case 'reused':
         return { state, family: this.#map('rotateRefresh', row, familyOf) as FamilyRecord }

@@ -18,6 +18,13 @@ export const MAX_JWKS_BYTES: number = 64 * 1024
 // RFC 7518 §6.2.2, §6.3.2, §6.4: members that only a private or symmetric key has.
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const
 
+// RFC 7518 §6.2.1, §6.3.1 and RFC 8037 §2: what a public key of each type is made of.
+const PUBLIC_MEMBERS: Readonly<Record<string, readonly string[]>> = {
+  EC: ['crv', 'x', 'y'],
+  RSA: ['n', 'e'],
+  OKP: ['crv', 'x'],
+}
+
 // What jose throws when a token names no usable key: the token's fault, not the JWKS's.
 const KEY_SELECTION_CODES: ReadonlySet<string> = new Set([
   'ERR_JWKS_NO_MATCHING_KEY',
@@ -31,8 +38,16 @@ function checkPublicKey(key: JsonWebKeyLike, index: number): JWK {
   }
   if (key.kty === 'oct') throw new TypeError(`jwt.keys[${index}] is a symmetric key`)
   for (const member of PRIVATE_MEMBERS) {
-    if (member in key)
+    if (member in key) {
       throw new TypeError(`jwt.keys[${index}] is a private key: give its public part`)
+    }
+  }
+  const members = PUBLIC_MEMBERS[key.kty]
+  if (members === undefined) throw new TypeError(`jwt.keys[${index}] has an unsupported kty`)
+  for (const member of members) {
+    if (typeof key[member] !== 'string') {
+      throw new TypeError(`jwt.keys[${index}] has no ${member} member`)
+    }
   }
   return key as JWK
 }

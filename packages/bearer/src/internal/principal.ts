@@ -16,17 +16,18 @@ export function principalFromClaims(claims: Readonly<Record<string, unknown>>): 
   const clientId = typeof claims['client_id'] === 'string' ? claims['client_id'] : undefined
   const user = claims['username'] !== undefined || sub !== clientId
   const { active: _active, ...rest } = claims
-  return {
+  // Frozen: the introspection cache hands the same principal to every request with the token.
+  return Object.freeze({
     subject: user ? sub : undefined,
     clientId,
-    scopes: scopesOf(claims['scope']),
+    scopes: Object.freeze(scopesOf(claims['scope'])),
     claims: Object.freeze(rest),
     tokenId: typeof claims['jti'] === 'string' ? claims['jti'] : undefined,
-  }
+  })
 }
 
-/** @internal RFC 6749 §3.3 / RFC 9068 §2.2.3: scopes are one space-separated string. */
-export function scopesOf(scope: unknown): string[] {
+// RFC 6749 §3.3 / RFC 9068 §2.2.3: scopes are one space-separated string.
+function scopesOf(scope: unknown): string[] {
   if (typeof scope !== 'string') return []
   return scope.split(' ').filter((part) => part !== '')
 }

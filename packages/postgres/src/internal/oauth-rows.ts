@@ -153,15 +153,12 @@ export function familyOf(row: Row): FamilyRecord {
 }
 
 /**
- * The tokens of one family as the JSON array parameter of issue and rotateRefresh. A token of
- * another family is refused: the store saves every token under the family it writes.
+ * The tokens as the JSON array parameter of issue and rotateRefresh. Their `familyId` is not
+ * sent: the statements save every token under the family they write, as the memory store does.
  */
-export function tokensParam(familyId: string, records: readonly TokenRecord[]): string {
+export function tokensParam(records: readonly TokenRecord[]): string {
   return JSON.stringify(
     records.map((record) => {
-      if (record.familyId !== familyId) {
-        throw new TypeError(`token familyId ${record.familyId} is not the family ${familyId}`)
-      }
       if (record.kind !== 'access_token' && record.kind !== 'refresh_token') {
         throw new TypeError(`token kind must be access_token or refresh_token`)
       }

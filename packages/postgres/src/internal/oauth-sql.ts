@@ -132,9 +132,11 @@ WHERE t.token_hash = $2 AND t.family_id = $1
     /**
      * $1 familyId, $2 tokenHash, $3 next tokens (JSON), $4 now, $5 graceMs. `cur` locks the
      * refresh token and its family and reads both at their latest committed version; `verdict`
-     * decides from that; then, by the verdict, one of: mark the token rotated and save the new
-     * tokens, or revoke the family (reuse). Concurrent rotations of one token wait for the lock:
-     * the first rotates, the next find it rotated.
+     * decides from that, in the order of the contract (absent, expired, reused in grace,
+     * reused, even when an earlier reuse revoked the family, revoked, rotated); then, by the
+     * verdict, one of: mark the token rotated and save the new tokens, or revoke the family
+     * (reuse). Concurrent rotations of one token wait for the lock: the first rotates, the next
+     * find it rotated.
      */
     rotateRefresh: `WITH cur AS MATERIALIZED (
   SELECT t.token_hash, t.expires_at AS token_expires_at, t.revoked_at AS token_revoked_at,
@@ -144,13 +146,14 @@ WHERE t.token_hash = $2 AND t.family_id = $1
   FOR UPDATE OF t, f
 ), verdict AS MATERIALIZED (
   SELECT cur.*, CASE
-    WHEN family_revoked_at IS NOT NULL OR token_revoked_at IS NOT NULL
-      OR family_client_id IS NULL THEN 'revoked'
+    WHEN family_client_id IS NULL THEN 'absent'
     WHEN token_expires_at <= $4::double precision
       OR family_expires_at <= $4::double precision THEN 'expired'
-    WHEN rotated_at IS NULL THEN 'rotated'
-    WHEN $4::double precision < rotated_at + $5::double precision THEN 'reused-in-grace'
-    ELSE 'reused'
+    WHEN rotated_at IS NOT NULL AND $4::double precision < rotated_at + $5::double precision
+      THEN 'reused-in-grace'
+    WHEN rotated_at IS NOT NULL THEN 'reused'
+    WHEN family_revoked_at IS NOT NULL OR token_revoked_at IS NOT NULL THEN 'revoked'
+    ELSE 'rotated'
   END AS state
   FROM cur
 ), rotated AS (
@@ -164,7 +167,7 @@ WHERE t.token_hash = $2 AND t.family_id = $1
   WHERE verdict.state = 'rotated'
   RETURNING 1
 ), revoked AS (
-  UPDATE ${families} AS f SET revoked_at = $4::double precision
+  UPDATE ${families} AS f SET revoked_at = COALESCE(f.revoked_at, $4::double precision)
   FROM verdict WHERE f.id = verdict.family_id AND verdict.state = 'reused'
   RETURNING 1
 )
