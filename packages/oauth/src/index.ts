@@ -17,6 +17,9 @@ export type { IntrospectionResult } from './introspect.ts'
 export type { JsonWebKeyLike, PublicJwk, SigningAlgorithm, SigningKey } from './keys.ts'
 export { generateSigningKey } from './keys.ts'
 export { LIMITS } from './limits.ts'
+// Store: the memory store (the default) and its options.
+export type { MemoryOAuthStoreOptions } from './memory-store.ts'
+export { MemoryOAuthStore } from './memory-store.ts'
 export type {
   AuthorizationServerOptions,
   EndpointPaths,

@@ -16,6 +16,7 @@ import {
   interactionDetails,
 } from './interaction.ts'
 import { handleIntrospect, type IntrospectionResult, introspectToken } from './introspect.ts'
+import { MemoryOAuthStore } from './memory-store.ts'
 import { type AuthorizationServerOptions, resolveOptions } from './options.ts'
 import { handleRevoke } from './revoke.ts'
 import { handleToken, methodNotAllowed } from './token-endpoint.ts'
@@ -69,11 +70,6 @@ export interface AuthorizationServer {
   introspectToken(token: string): Promise<IntrospectionResult>
 }
 
-// TEMPORARY until the memory store lands: a store is required.
-function missingStore(): never {
-  throw new TypeError('store is required')
-}
-
 function pathOf(issuer: string): string {
   const path = new URL(issuer).pathname
   return path === '/' ? '' : path.replace(/\/$/, '')
@@ -109,7 +105,7 @@ export function createAuthorizationServer(
   options: AuthorizationServerOptions,
 ): AuthorizationServer {
   const resolved = resolveOptions(options)
-  const context = createContext(resolved, options.store ?? missingStore())
+  const context = createContext(resolved, options.store ?? new MemoryOAuthStore())
   const metadata = buildMetadata(resolved)
   const discovery: Handler = async (request) =>
     request.method === 'GET' || request.method === 'HEAD'

@@ -31,7 +31,10 @@ const REDIRECTED: readonly {
   },
   {
     name: 'PKCE downgrade to plain: MUST be refused',
-    changes: { code_challenge_method: 'plain', code_challenge: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' },
+    changes: {
+      code_challenge_method: 'plain',
+      code_challenge: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    },
     error: 'invalid_request',
   },
   {
@@ -136,20 +139,60 @@ describe('authorization requests refused back to the client with state and iss (
 })
 
 /** Authorization requests whose client or redirect URI cannot be trusted: a page, never a redirect. */
-const PAGES: readonly { name: string; changes?: Record<string, string | undefined>; raw?: (q: URLSearchParams) => string }[] = [
-  { name: 'redirect_uri in another case: MUST NOT redirect', changes: { redirect_uri: 'http://127.0.0.1:5173/Callback' } },
-  { name: 'redirect_uri with an upper-case scheme: MUST NOT redirect', changes: { redirect_uri: 'HTTP://127.0.0.1:5173/callback' } },
-  { name: 'redirect_uri on another port: MUST NOT redirect', changes: { redirect_uri: 'http://127.0.0.1:5174/callback' } },
-  { name: 'redirect_uri without the port: MUST NOT redirect', changes: { redirect_uri: 'http://127.0.0.1/callback' } },
-  { name: 'redirect_uri on another host: MUST NOT redirect', changes: { redirect_uri: 'http://localhost:5173/callback' } },
-  { name: 'redirect_uri with a longer path: MUST NOT redirect', changes: { redirect_uri: 'http://127.0.0.1:5173/callback/evil' } },
-  { name: 'redirect_uri as a prefix: MUST NOT redirect', changes: { redirect_uri: 'http://127.0.0.1:5173/call' } },
-  { name: 'redirect_uri with a trailing slash: MUST NOT redirect', changes: { redirect_uri: 'http://127.0.0.1:5173/callback/' } },
-  { name: 'redirect_uri with a query added: MUST NOT redirect', changes: { redirect_uri: 'http://127.0.0.1:5173/callback?next=evil' } },
-  { name: 'redirect_uri with a fragment: MUST NOT redirect', changes: { redirect_uri: 'http://127.0.0.1:5173/callback#x' } },
-  { name: 'redirect_uri with dot segments: MUST NOT redirect', changes: { redirect_uri: 'http://127.0.0.1:5173/x/../callback' } },
+const PAGES: readonly {
+  name: string
+  changes?: Record<string, string | undefined>
+  raw?: (q: URLSearchParams) => string
+}[] = [
+  {
+    name: 'redirect_uri in another case: MUST NOT redirect',
+    changes: { redirect_uri: 'http://127.0.0.1:5173/Callback' },
+  },
+  {
+    name: 'redirect_uri with an upper-case scheme: MUST NOT redirect',
+    changes: { redirect_uri: 'HTTP://127.0.0.1:5173/callback' },
+  },
+  {
+    name: 'redirect_uri on another port: MUST NOT redirect',
+    changes: { redirect_uri: 'http://127.0.0.1:5174/callback' },
+  },
+  {
+    name: 'redirect_uri without the port: MUST NOT redirect',
+    changes: { redirect_uri: 'http://127.0.0.1/callback' },
+  },
+  {
+    name: 'redirect_uri on another host: MUST NOT redirect',
+    changes: { redirect_uri: 'http://localhost:5173/callback' },
+  },
+  {
+    name: 'redirect_uri with a longer path: MUST NOT redirect',
+    changes: { redirect_uri: 'http://127.0.0.1:5173/callback/evil' },
+  },
+  {
+    name: 'redirect_uri as a prefix: MUST NOT redirect',
+    changes: { redirect_uri: 'http://127.0.0.1:5173/call' },
+  },
+  {
+    name: 'redirect_uri with a trailing slash: MUST NOT redirect',
+    changes: { redirect_uri: 'http://127.0.0.1:5173/callback/' },
+  },
+  {
+    name: 'redirect_uri with a query added: MUST NOT redirect',
+    changes: { redirect_uri: 'http://127.0.0.1:5173/callback?next=evil' },
+  },
+  {
+    name: 'redirect_uri with a fragment: MUST NOT redirect',
+    changes: { redirect_uri: 'http://127.0.0.1:5173/callback#x' },
+  },
+  {
+    name: 'redirect_uri with dot segments: MUST NOT redirect',
+    changes: { redirect_uri: 'http://127.0.0.1:5173/x/../callback' },
+  },
   { name: 'redirect_uri missing: MUST NOT redirect', changes: { redirect_uri: undefined } },
-  { name: 'redirect_uri given twice: MUST NOT redirect', raw: (q) => `${q}&redirect_uri=${encodeURIComponent('https://evil.example/')}` },
+  {
+    name: 'redirect_uri given twice: MUST NOT redirect',
+    raw: (q) => `${q}&redirect_uri=${encodeURIComponent('https://evil.example/')}`,
+  },
   { name: 'an unknown client: MUST NOT redirect', changes: { client_id: 'evil' } },
   { name: 'client_id missing: MUST NOT redirect', changes: { client_id: undefined } },
   { name: 'client_id given twice: MUST NOT redirect', raw: (q) => `${q}&client_id=demo-backend` },
@@ -179,9 +222,13 @@ describe('token requests refused', () => {
       return spy(interaction)
     }
     const response = await server.authorize(
-      authorizeRequest(authorizeQuery({ code_challenge: undefined, code_challenge_method: undefined })),
+      authorizeRequest(
+        authorizeQuery({ code_challenge: undefined, code_challenge_method: undefined }),
+      ),
     )
-    expect(new URL(response.headers.get('location')!).searchParams.get('error')).toBe('invalid_request')
+    expect(new URL(response.headers.get('location')!).searchParams.get('error')).toBe(
+      'invalid_request',
+    )
     expect(saved).toEqual([])
   })
 
@@ -206,13 +253,21 @@ describe('token requests refused', () => {
     const harness = await makeServer()
     const { code } = await obtainCode(harness)
     const first = await json(await exchange(harness, code))
-    expect(await harness.server.introspectToken(first['access_token'] as string)).toMatchObject({ active: true })
+    expect(await harness.server.introspectToken(first['access_token'] as string)).toMatchObject({
+      active: true,
+    })
     const replay = await exchange(harness, code)
     expect(replay.status).toBe(400)
     expect(await json(replay)).toMatchObject({ error: 'invalid_grant' })
-    expect(await harness.server.introspectToken(first['access_token'] as string)).toEqual({ active: false })
+    expect(await harness.server.introspectToken(first['access_token'] as string)).toEqual({
+      active: false,
+    })
     const refresh = await harness.server.token(
-      post('/token', { grant_type: 'refresh_token', refresh_token: first['refresh_token'] as string, client_id: 'demo-spa' }),
+      post('/token', {
+        grant_type: 'refresh_token',
+        refresh_token: first['refresh_token'] as string,
+        client_id: 'demo-spa',
+      }),
     )
     expect(await json(refresh)).toMatchObject({ error: 'invalid_grant' })
     expect(harness.events.filter((event) => event.type === 'code_replayed')).toEqual([
@@ -226,7 +281,12 @@ describe('token requests refused', () => {
     const stolen = await harness.server.token(
       post(
         '/token',
-        { grant_type: 'authorization_code', code, redirect_uri: SPA_REDIRECT, code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' },
+        {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: SPA_REDIRECT,
+          code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+        },
         { authorization: basic('demo-backend', BACKEND_SECRET) },
       ),
     )
@@ -240,13 +300,17 @@ describe('token requests refused', () => {
   ])('a code with %s at the token endpoint MUST be refused', async (_name, redirectUri) => {
     const harness = await makeServer()
     const { code } = await obtainCode(harness)
-    expect(await json(await exchange(harness, code, { redirect_uri: redirectUri }))).toMatchObject({ error: 'invalid_grant' })
+    expect(await json(await exchange(harness, code, { redirect_uri: redirectUri }))).toMatchObject({
+      error: 'invalid_grant',
+    })
   })
 
   test('a code without redirect_uri at the token endpoint MUST be refused', async () => {
     const harness = await makeServer()
     const { code } = await obtainCode(harness)
-    expect(await json(await exchange(harness, code, { redirect_uri: undefined }))).toMatchObject({ error: 'invalid_request' })
+    expect(await json(await exchange(harness, code, { redirect_uri: undefined }))).toMatchObject({
+      error: 'invalid_request',
+    })
   })
 
   test('an expired code MUST be refused (60 s by default)', async () => {
@@ -266,10 +330,15 @@ describe('token requests refused', () => {
   test.each([
     ['password', { grant_type: 'password', username: 'ada', password: 'lovelace' }],
     ['implicit', { grant_type: 'implicit' }],
-    ['device code', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'x' }],
+    [
+      'device code',
+      { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'x' },
+    ],
   ])('the %s grant MUST be refused with unsupported_grant_type', async (_name, form) => {
     const { server } = await makeServer()
-    const response = await server.token(post('/token', form, { authorization: basic('demo-backend', BACKEND_SECRET) }))
+    const response = await server.token(
+      post('/token', form, { authorization: basic('demo-backend', BACKEND_SECRET) }),
+    )
     expect(response.status).toBe(400)
     expect(await json(response)).toMatchObject({ error: 'unsupported_grant_type' })
   })
@@ -278,7 +347,10 @@ describe('token requests refused', () => {
     const harness = await makeServer()
     const { code } = await obtainCode(harness)
     const response = await harness.server.token(
-      post('/token', `grant_type=authorization_code&code=${code}&code=${code}&redirect_uri=${encodeURIComponent(SPA_REDIRECT)}&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&client_id=demo-spa`),
+      post(
+        '/token',
+        `grant_type=authorization_code&code=${code}&code=${code}&redirect_uri=${encodeURIComponent(SPA_REDIRECT)}&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&client_id=demo-spa`,
+      ),
     )
     expect(await json(response)).toMatchObject({ error: 'invalid_request' })
     // The code was not consumed by the refused request.
