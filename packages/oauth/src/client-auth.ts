@@ -17,7 +17,7 @@ import { LIMITS } from './limits.ts'
  * How the client authenticated: the values of `token_endpoint_auth_methods_supported`
  * (RFC 8414 §2).
  */
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
+type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
 
 /** A client that authenticated, and how. */
 export interface AuthenticatedClient {

@@ -115,7 +115,7 @@ function checkRedirectUri(clientId: string, uri: string): void {
 /**
  * Checks one client's configuration, throwing a TypeError that names what is wrong.
  */
-export function checkClientConfig(client: ClientConfig): void {
+function checkClientConfig(client: ClientConfig): void {
   if (typeof client.id !== 'string' || client.id === '' || client.id.length > LIMITS.clientId) {
     throw new TypeError(`A client id is 1 to ${LIMITS.clientId} characters`)
   }

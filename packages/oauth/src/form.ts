@@ -110,7 +110,7 @@ export async function readForm(request: Request, maxBytes: number): Promise<Para
 }
 
 /** Throws `invalid_request` when a parameter was given more than once (RFC 6749 §3.1). */
-export function refuseDuplicates(parameters: Parameters): void {
+function refuseDuplicates(parameters: Parameters): void {
   const [first] = parameters.duplicates
   if (first !== undefined) {
     throw new OAuthError(

@@ -78,7 +78,7 @@ export interface PublicJwk extends JsonWebKeyLike {
 }
 
 /** One imported key. */
-export interface LoadedKey {
+interface LoadedKey {
   readonly kid: string
   readonly alg: SigningAlgorithm
   readonly privateKey: CryptoKey
