@@ -15,6 +15,28 @@ describe('GET /authorize', () => {
     expect(html).toContain('<title>')
   })
 
+  test('POST with a form works like GET (OpenID Connect Core §3.1.2.1)', async () => {
+    const { server } = await makeServer()
+    const response = await server.authorize(
+      new Request(`${ISSUER}/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: authorizeQuery().toString(),
+      }),
+    )
+    expect(response.status).toBe(303)
+    expect(response.headers.get('location')).toContain('/login?interaction=')
+    const json = await server.authorize(
+      new Request(`${ISSUER}/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+    )
+    expect(json.status).toBe(400)
+    expect(json.headers.get('location')).toBeNull()
+  })
+
   test('escapeHtml', () => {
     expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe(
       '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;',

@@ -15,6 +15,8 @@
  * - `client_authentication_failed`: `clientId` is what the client claimed, if anything.
  * - `token_revoked`: through the revocation endpoint.
  * - `authorization_denied`: the user refused consent (`denyInteraction`).
+ * - `server_error`: an endpoint failed (the store, most likely) and answered 500
+ *   `server_error`; `error` is what was thrown.
  *
  * @example
  * ```ts
@@ -32,8 +34,11 @@ export interface OAuthEvent {
     | 'client_authentication_failed'
     | 'token_revoked'
     | 'authorization_denied'
+    | 'server_error'
   readonly clientId?: string | undefined
   readonly familyId?: string | undefined
   readonly subject?: string | undefined
   readonly grantType?: string | undefined
+  /** For `server_error`: what the endpoint threw. */
+  readonly error?: unknown
 }

@@ -67,10 +67,10 @@ export function parseUrlEncoded(text: string): Parameters | undefined {
 }
 
 /**
- * Reads a POST form within `maxBytes`, refusing another media type, a body over the limit,
- * malformed encoding and duplicated parameters, each as an `invalid_request` OAuthError.
+ * Reads a POST form body as text within `maxBytes`, refusing another media type, a body over
+ * the limit and bad UTF-8, each as an `invalid_request` OAuthError.
  */
-export async function readForm(request: Request, maxBytes: number): Promise<Parameters> {
+export async function readFormText(request: Request, maxBytes: number): Promise<string> {
   const type = request.headers.get('content-type') ?? ''
   // RFC 6749 §3.2 / §4.1.3: the token endpoint takes application/x-www-form-urlencoded only.
   if (type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/x-www-form-urlencoded') {
@@ -95,13 +95,19 @@ export async function readForm(request: Request, maxBytes: number): Promise<Para
     }
     throw error
   }
-  let text: string
   try {
-    text = decoder.decode(bytes)
+    return decoder.decode(bytes)
   } catch {
     throw new OAuthError('invalid_request', 'The request body is not UTF-8.')
   }
-  const parameters = parseUrlEncoded(text)
+}
+
+/**
+ * Reads a POST form within `maxBytes` ({@link readFormText}), refusing malformed encoding and
+ * duplicated parameters as `invalid_request`.
+ */
+export async function readForm(request: Request, maxBytes: number): Promise<Parameters> {
+  const parameters = parseUrlEncoded(await readFormText(request, maxBytes))
   if (parameters === undefined) {
     throw new OAuthError('invalid_request', 'The request body is not a well-formed form.')
   }

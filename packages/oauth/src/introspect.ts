@@ -106,6 +106,6 @@ export async function handleIntrospect(
     parameter(form, 'token_type_hint', LIMITS.shortParameter)
     return noStoreJson(await introspectToken(context, token))
   } catch (error) {
-    return oauthErrorResponse(error, issuer)
+    return oauthErrorResponse(error, issuer, onEvent)
   }
 }

@@ -45,6 +45,6 @@ export async function handleRevoke(context: ServerContext, request: Request): Pr
     }
     return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } })
   } catch (error) {
-    return oauthErrorResponse(error, issuer)
+    return oauthErrorResponse(error, issuer, onEvent)
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { ISSUER, json, makeServer } from '../test/kit.ts'
+import { BACKEND_SECRET, basic, ISSUER, json, makeServer, post } from '../test/kit.ts'
+import { MemoryOAuthStore } from './memory-store.ts'
 import { createAuthorizationServer } from './server.ts'
 
 describe('handle() and discovery', () => {
@@ -89,7 +90,8 @@ describe('handle() and discovery', () => {
     ['GET', '/token'],
     ['GET', '/oauth/introspect'],
     ['GET', '/oauth/revoke'],
-    ['POST', '/authorize'],
+    ['HEAD', '/authorize'],
+    ['PUT', '/authorize'],
     ['POST', '/.well-known/openid-configuration'],
     ['DELETE', '/.well-known/jwks.json'],
   ])('%s %s is 405 with Allow', async (method, path) => {
@@ -116,6 +118,44 @@ describe('handle() and discovery', () => {
     expect(
       await server.handle(new Request('https://example.com/token', { method: 'POST' })),
     ).toBeUndefined()
+  })
+
+  test('CORS for browser clients at the token and revocation endpoints, with the preflight', async () => {
+    const { server } = await makeServer()
+    for (const path of ['/token', '/oauth/revoke']) {
+      const preflight = await server.handle(new Request(`${ISSUER}${path}`, { method: 'OPTIONS' }))
+      expect(preflight!.status).toBe(204)
+      expect(preflight!.headers.get('access-control-allow-origin')).toBe('*')
+      expect(preflight!.headers.get('access-control-allow-headers')).toContain('content-type')
+      const answer = await server.handle(new Request(`${ISSUER}${path}`, { method: 'POST' }))
+      expect(answer!.headers.get('access-control-allow-origin')).toBe('*')
+    }
+    // Introspection is for servers: no CORS.
+    const introspect = await server.handle(
+      new Request(`${ISSUER}/oauth/introspect`, { method: 'POST' }),
+    )
+    expect(introspect!.headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  test('a store that fails: 500 server_error, told to onEvent, nothing of the error shown', async () => {
+    const store = new MemoryOAuthStore()
+    const failure = new Error('connection refused 10.0.0.7')
+    store.issue = async () => {
+      throw failure
+    }
+    const harness = await makeServer({ store })
+    const response = await harness.server.token(
+      post(
+        '/token',
+        { grant_type: 'client_credentials' },
+        { authorization: basic('demo-backend', BACKEND_SECRET) },
+      ),
+    )
+    expect(response.status).toBe(500)
+    const text = await response.text()
+    expect(JSON.parse(text)).toMatchObject({ error: 'server_error' })
+    expect(text).not.toContain('10.0.0.7')
+    expect(harness.events).toContainEqual({ type: 'server_error', error: failure })
   })
 
   test('configured paths', async () => {

@@ -75,6 +75,30 @@ function pathOf(issuer: string): string {
   return path === '/' ? '' : path.replace(/\/$/, '')
 }
 
+/**
+ * CORS for the endpoints a browser client calls (a single-page app at another origin calls the
+ * token and revocation endpoints). `*` is safe: these endpoints take no cookies, only what the
+ * request carries.
+ */
+function withCors(handler: Handler): Handler {
+  return async (request) => {
+    if (request.method === 'OPTIONS') {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'authorization, content-type',
+          'access-control-max-age': '600',
+        },
+      })
+    }
+    const response = await handler(request)
+    response.headers.set('access-control-allow-origin', '*')
+    return response
+  }
+}
+
 function guarded(
   handler: (context: ServerContext, request: Request) => Promise<Response>,
   context: ServerContext,
@@ -116,9 +140,9 @@ export function createAuthorizationServer(
       ? publicJson((await context.keys()).jwks, 300)
       : methodNotAllowed('GET, HEAD')
   const authorize = guarded(handleAuthorize, context)
-  const token = guarded(handleToken, context)
+  const token = withCors(guarded(handleToken, context))
   const introspect = guarded(handleIntrospect, context)
-  const revoke = guarded(handleRevoke, context)
+  const revoke = withCors(guarded(handleRevoke, context))
   // The endpoints live under the issuer's path (an issuer https://example.com/auth has its
   // token endpoint at /auth/token); discovery too (RFC 8414 §3.1 would insert the well-known
   // segment first, OpenID Connect Discovery §4 appends it: the issuer path prefix serves both

@@ -49,6 +49,6 @@ export async function handleToken(context: ServerContext, request: Request): Pro
     }
     return await GRANTS[grant](context, client, form)
   } catch (error) {
-    return oauthErrorResponse(error, issuer)
+    return oauthErrorResponse(error, issuer, onEvent)
   }
 }
