@@ -62,10 +62,6 @@ export async function refreshTokenGrant(
       )
     }
   }
-  // A refresh token still needs the client's permission: a client that lost the grant stops.
-  if (!client.grantTypes.includes('refresh_token')) {
-    throw new OAuthError('unauthorized_client', 'The client may not use refresh tokens.')
-  }
   const access = await mintAccessToken(context, family, now)
   const next = await mintRefreshToken(context, family, now)
   const result = await context.store.rotateRefresh(
