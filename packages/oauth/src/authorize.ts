@@ -22,6 +22,11 @@ import { randomId } from './tokens.ts'
  * A 303 to `redirectUri` with `parameters` added to its query and `iss` (RFC 9207 §2), so the
  * client can tell which server answered (mix-up defence, RFC 9700 §4.4). 303, not 302 or 307:
  * the user agent must GET the redirect URI whatever method brought it here (RFC 9700 §4.12).
+ *
+ * @example
+ * ```ts
+ * redirectWith('https://app.example/cb', issuer, { code, state }) // 303 to …/cb?code=…&state=…&iss=…
+ * ```
  */
 export function redirectWith(
   redirectUri: string,
@@ -157,7 +162,14 @@ function validate(context: ServerContext, client: OAuthClient, query: Parameters
   return { state, scopes, challenge, nonce, resource: resource.identifier }
 }
 
-/** `GET /authorize` (or `POST` with a form). */
+/**
+ * `GET /authorize` (or `POST` with a form).
+ *
+ * @example
+ * ```ts
+ * const response = await handleAuthorize(context, new Request(`${issuer}/authorize?${query}`))
+ * ```
+ */
 export async function handleAuthorize(context: ServerContext, request: Request): Promise<Response> {
   // OpenID Connect Core §3.1.2.1: GET and POST (a form). Not HEAD: it would start an interaction.
   let search: string

@@ -171,7 +171,14 @@ export function staticClients(clients: readonly ClientConfig[]): ClientRegistry 
   return { findClient: async (id) => byId.get(id) }
 }
 
-/** Whether the client has a secret (RFC 6749 §2.1: confidential). */
+/**
+ * Whether the client has a secret (RFC 6749 §2.1: confidential).
+ *
+ * @example
+ * ```ts
+ * isConfidential({ id: 'spa', grantTypes: ['authorization_code'], scopes: [] }) // false
+ * ```
+ */
 export function isConfidential(client: OAuthClient): boolean {
   return (client.secretHashes?.length ?? 0) > 0
 }

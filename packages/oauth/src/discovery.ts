@@ -40,7 +40,14 @@ export interface AuthorizationServerMetadata {
   readonly request_uri_parameter_supported: false
 }
 
-/** The metadata of a server with these options. */
+/**
+ * The metadata of a server with these options.
+ *
+ * @example
+ * ```ts
+ * buildMetadata(resolveOptions(options)).token_endpoint // 'https://as.example.com/token'
+ * ```
+ */
 export function buildMetadata(options: ResolvedOptions): AuthorizationServerMetadata {
   const { issuer, paths } = options
   return Object.freeze({
@@ -80,7 +87,14 @@ export function buildMetadata(options: ResolvedOptions): AuthorizationServerMeta
   })
 }
 
-/** A public JSON document, cacheable for a while (RFC 9111 §5.2.2.1). */
+/**
+ * A public JSON document, cacheable for a while (RFC 9111 §5.2.2.1).
+ *
+ * @example
+ * ```ts
+ * publicJson({ keys: [] }, 300) // 200, Cache-Control: public, max-age=300
+ * ```
+ */
 export function publicJson(body: unknown, maxAge: number): Response {
   return new Response(JSON.stringify(body), {
     headers: {

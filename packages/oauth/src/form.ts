@@ -12,13 +12,27 @@
 import { BodyReadError, readRequestBody } from '@api-blocks/core'
 import { OAuthError } from './error.ts'
 
-/** The parameters, each at most once; a name given twice is in `duplicates`. */
+/**
+ * The parameters, each at most once; a name given twice is in `duplicates`.
+ *
+ * @example
+ * ```ts
+ * const form: Parameters = parseUrlEncoded('a=1')! // values: a → '1'
+ * ```
+ */
 export interface Parameters {
   readonly values: ReadonlyMap<string, string>
   readonly duplicates: ReadonlySet<string>
 }
 
-/** The most parameters one request may carry; there are about a dozen in any real one. */
+/**
+ * The most parameters one request may carry; there are about a dozen in any real one.
+ *
+ * @example
+ * ```ts
+ * MAX_PARAMETERS // 64
+ * ```
+ */
 export const MAX_PARAMETERS = 64
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
@@ -69,6 +83,11 @@ export function parseUrlEncoded(text: string): Parameters | undefined {
 /**
  * Reads a POST form body as text within `maxBytes`, refusing another media type, a body over
  * the limit and bad UTF-8, each as an `invalid_request` OAuthError.
+ *
+ * @example
+ * ```ts
+ * const text = await readFormText(request, 16 * 1024) // 'grant_type=…'
+ * ```
  */
 export async function readFormText(request: Request, maxBytes: number): Promise<string> {
   const type = request.headers.get('content-type') ?? ''
@@ -105,6 +124,12 @@ export async function readFormText(request: Request, maxBytes: number): Promise<
 /**
  * Reads a POST form within `maxBytes` ({@link readFormText}), refusing malformed encoding and
  * duplicated parameters as `invalid_request`.
+ *
+ * @example
+ * ```ts
+ * const form = await readForm(request, 16 * 1024)
+ * form.values.get('grant_type')
+ * ```
  */
 export async function readForm(request: Request, maxBytes: number): Promise<Parameters> {
   const parameters = parseUrlEncoded(await readFormText(request, maxBytes))
@@ -129,6 +154,11 @@ function refuseDuplicates(parameters: Parameters): void {
 /**
  * One parameter, at most `maxLength` characters: `undefined` when absent; an `invalid_request`
  * OAuthError when longer.
+ *
+ * @example
+ * ```ts
+ * const state = parameter(query, 'state', LIMITS.state) // string | undefined
+ * ```
  */
 export function parameter(
   parameters: Parameters,

@@ -21,7 +21,14 @@ import { isCodeShape } from './tokens.ts'
 
 const UNKNOWN_CODE = 'The authorization code is invalid, expired or already used.'
 
-/** `grant_type=authorization_code`. */
+/**
+ * `grant_type=authorization_code`.
+ *
+ * @example
+ * ```ts
+ * return authorizationCodeGrant(context, client, form) // 200 { access_token, id_token, … }
+ * ```
+ */
 export async function authorizationCodeGrant(
   context: ServerContext,
   client: OAuthClient,

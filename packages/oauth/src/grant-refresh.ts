@@ -17,7 +17,14 @@ import { familyOfOpaqueToken } from './tokens.ts'
 
 const INVALID = 'The refresh token is invalid, expired or revoked.'
 
-/** `grant_type=refresh_token`. */
+/**
+ * `grant_type=refresh_token`.
+ *
+ * @example
+ * ```ts
+ * return refreshTokenGrant(context, client, form) // 200 { access_token, refresh_token, … }
+ * ```
+ */
 export async function refreshTokenGrant(
   context: ServerContext,
   client: OAuthClient,

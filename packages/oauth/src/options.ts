@@ -130,7 +130,14 @@ export interface AuthorizationServerOptions {
 /** `T` with every member present and defined. */
 type Filled<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> }
 
-/** The options with their defaults, checked. */
+/**
+ * The options with their defaults, checked.
+ *
+ * @example
+ * ```ts
+ * const resolved: ResolvedOptions = resolveOptions(options)
+ * ```
+ */
 export interface ResolvedOptions {
   readonly issuer: string
   readonly clients: ClientRegistry
@@ -189,7 +196,15 @@ function checkPath(path: string): string {
 
 const DAY = 86_400
 
-/** Resolves and checks the options; throws a TypeError or RangeError naming the bad one. */
+/**
+ * Resolves and checks the options; throws a TypeError or RangeError naming the bad one.
+ *
+ * @example
+ * ```ts
+ * const resolved = resolveOptions({ issuer, clients, interactionUrl })
+ * resolved.ttl.accessToken // 900
+ * ```
+ */
 export function resolveOptions(options: AuthorizationServerOptions): ResolvedOptions {
   checkIssuer(options.issuer)
   if (typeof options.interactionUrl !== 'function')
@@ -290,7 +305,14 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   }
 }
 
-/** The URL of an endpoint: the issuer plus the path (no doubled slash). */
+/**
+ * The URL of an endpoint: the issuer plus the path (no doubled slash).
+ *
+ * @example
+ * ```ts
+ * endpointUrl('https://as.example.com/', '/token') // 'https://as.example.com/token'
+ * ```
+ */
 export function endpointUrl(issuer: string, path: string): string {
   return issuer.endsWith('/') ? issuer + path.slice(1) : issuer + path
 }

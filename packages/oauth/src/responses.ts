@@ -9,7 +9,14 @@ import type { OAuthEvent } from './events.ts'
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const
 
-/** A JSON response that no cache keeps. */
+/**
+ * A JSON response that no cache keeps.
+ *
+ * @example
+ * ```ts
+ * return noStoreJson({ active: false })
+ * ```
+ */
 export function noStoreJson(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -22,6 +29,11 @@ export function noStoreJson(body: unknown, status = 200): Response {
  * challenge for the realm (RFC 6749 §5.2 requires it when the client tried Basic; we send it
  * always, so a client learns which scheme to use). Anything that is not an OAuthError is a
  * server fault: it says nothing of itself to the client, and goes to `onEvent`.
+ *
+ * @example
+ * ```ts
+ * return oauthErrorResponse(new OAuthError('invalid_grant', 'Expired.'), issuer, onEvent)
+ * ```
  */
 export function oauthErrorResponse(
   error: unknown,

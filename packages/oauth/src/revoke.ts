@@ -14,7 +14,14 @@ import { findActiveToken } from './lookup.ts'
 import { oauthErrorResponse } from './responses.ts'
 import { methodNotAllowed } from './token-endpoint.ts'
 
-/** `POST /oauth/revoke`. */
+/**
+ * `POST /oauth/revoke`.
+ *
+ * @example
+ * ```ts
+ * const response = await handleRevoke(context, request) // 200, whatever the token
+ * ```
+ */
 export async function handleRevoke(context: ServerContext, request: Request): Promise<Response> {
   if (request.method !== 'POST') return methodNotAllowed('POST')
   const { issuer, clients, maxFormBytes, onEvent, clock } = context.options
