@@ -71,6 +71,11 @@ export async function authorizationCodeGrant(
       'The redirect_uri does not match the authorization request.',
     )
   }
+  // RFC 8707 §2.2: a resource at the token endpoint can only name the one authorized.
+  const resource = parameter(form, 'resource', LIMITS.resource)
+  if (resource !== undefined && resource !== record.resource) {
+    throw new OAuthError('invalid_target', 'The resource is not the one authorized.')
+  }
   // RFC 7636 §4.6: the verifier's S256 must match the challenge, compared in constant time.
   if (!(await verifyPkce(verifier, record.codeChallenge))) {
     throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge.')

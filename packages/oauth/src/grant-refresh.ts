@@ -57,6 +57,11 @@ export async function refreshTokenGrant(
   if (record.kind !== 'refresh_token' || family.clientId !== client.id) {
     throw new OAuthError('invalid_grant', INVALID)
   }
+  // RFC 8707 §2.2: the grant's resource, no other.
+  const resource = parameter(form, 'resource', LIMITS.resource)
+  if (resource !== undefined && resource !== family.resource) {
+    throw new OAuthError('invalid_target', 'The resource is not the one authorized.')
+  }
   // RFC 6749 §6: the scope never widens what the grant holds. It does not narrow either: a
   // token's scope is its grant's (the store keeps scopes per grant, and introspection reports
   // them), so a narrower token cannot be represented and is refused rather than over-granted.

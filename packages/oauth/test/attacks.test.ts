@@ -305,6 +305,13 @@ describe('token requests refused', () => {
     })
   })
 
+  test('a code exchanged for another resource MUST be refused with invalid_target (RFC 8707)', async () => {
+    const harness = await makeServer()
+    const { code } = await obtainCode(harness)
+    const response = await exchange(harness, code, { resource: 'https://other.example.com/' })
+    expect(await json(response)).toMatchObject({ error: 'invalid_target' })
+  })
+
   test('a code without redirect_uri at the token endpoint MUST be refused', async () => {
     const harness = await makeServer()
     const { code } = await obtainCode(harness)
