@@ -10,7 +10,7 @@ import type { OAuthEvent } from './events.ts'
 import { checkSigningKeys, type SigningAlgorithm, type SigningKey } from './keys.ts'
 import { isValidScope } from './scope.ts'
 import type { OAuthStore } from './store.ts'
-import type { Random } from './tokens.ts'
+import { pooledRandom, type Random } from './tokens.ts'
 
 /**
  * A resource server the tokens are for (RFC 8707): its identifier is the tokens' audience.
@@ -292,7 +292,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
       jwks: checkPath(paths.jwks ?? '/.well-known/jwks.json'),
     },
     clock: options.clock ?? Date.now,
-    random: options.random ?? ((bytes) => crypto.getRandomValues(new Uint8Array(bytes))),
+    random: options.random ?? pooledRandom(),
     onEvent: (event) => {
       if (onEvent === undefined) return
       try {

@@ -19,6 +19,36 @@ import { type HmacKey, hmacSha256 } from '@api-blocks/core/crypto'
  */
 export type Random = (bytes: number) => Uint8Array
 
+const POOL_BYTES = 4096
+
+/**
+ * The default randomness: `crypto.getRandomValues` read 4 KiB at a time, since each call costs
+ * far more than its bytes (a token request takes about 80 random bytes in three draws). The
+ * bytes are the same CSPRNG's; each is handed out once.
+ *
+ * @example
+ * ```ts
+ * const random = pooledRandom()
+ * random(32) // 32 fresh random bytes
+ * ```
+ */
+export function pooledRandom(): Random {
+  let pool = new Uint8Array(0)
+  let offset = 0
+  return (bytes) => {
+    if (bytes > POOL_BYTES) return crypto.getRandomValues(new Uint8Array(bytes))
+    if (offset + bytes > pool.byteLength) {
+      pool = crypto.getRandomValues(new Uint8Array(POOL_BYTES))
+      offset = 0
+    }
+    const out = pool.slice(offset, offset + bytes)
+    // Handed out once: never the same bytes twice.
+    pool.fill(0, offset, offset + bytes)
+    offset += bytes
+    return out
+  }
+}
+
 /** 22 base64url characters: 16 bytes (128 bits), as every family id and interaction id. */
 const FAMILY_ID = /^[A-Za-z0-9_-]{21}[AQgw]$/
 /** 43 base64url characters: 32 bytes (256 bits). */
