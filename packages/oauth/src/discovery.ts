@@ -24,6 +24,7 @@ export interface AuthorizationServerMetadata {
   readonly introspection_endpoint: string
   readonly revocation_endpoint: string
   readonly jwks_uri: string
+  readonly userinfo_endpoint: string
   readonly response_types_supported: readonly string[]
   readonly response_modes_supported: readonly string[]
   readonly grant_types_supported: readonly string[]
@@ -57,6 +58,7 @@ export function buildMetadata(options: ResolvedOptions): AuthorizationServerMeta
     introspection_endpoint: endpointUrl(issuer, paths.introspect),
     revocation_endpoint: endpointUrl(issuer, paths.revoke),
     jwks_uri: endpointUrl(issuer, paths.jwks),
+    userinfo_endpoint: endpointUrl(issuer, paths.userinfo),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],

@@ -71,6 +71,7 @@ export interface EndpointPaths {
   readonly introspect?: string | undefined
   readonly revoke?: string | undefined
   readonly jwks?: string | undefined
+  readonly userinfo?: string | undefined
 }
 
 /**
@@ -290,6 +291,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
       introspect: checkPath(paths.introspect ?? '/oauth/introspect'),
       revoke: checkPath(paths.revoke ?? '/oauth/revoke'),
       jwks: checkPath(paths.jwks ?? '/.well-known/jwks.json'),
+      userinfo: checkPath(paths.userinfo ?? '/userinfo'),
     },
     clock: options.clock ?? Date.now,
     random: options.random ?? pooledRandom(),

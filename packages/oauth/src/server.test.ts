@@ -22,6 +22,7 @@ describe('handle() and discovery', () => {
       introspection_endpoint: `${ISSUER}/oauth/introspect`,
       revocation_endpoint: `${ISSUER}/oauth/revoke`,
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
+      userinfo_endpoint: `${ISSUER}/userinfo`,
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],

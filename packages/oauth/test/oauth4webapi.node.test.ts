@@ -157,6 +157,20 @@ describe('oauth4webapi against the server over HTTP', () => {
       email: 'ada@example.com',
     })
     expect(tokens.token_type).toBe('bearer')
+
+    // UserInfo (OpenID Connect Core §5.3) with the access token.
+    const userinfo = await oauth.processUserInfoResponse(
+      as,
+      spa,
+      'user-ada',
+      await oauth.userInfoRequest(as, spa, tokens.access_token, insecure),
+    )
+    expect(userinfo).toEqual({
+      sub: 'user-ada',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      email_verified: true,
+    })
     expect(tokens.refresh_token).toBeDefined()
 
     // Refresh: rotated.
