@@ -1,4 +1,4 @@
-import { createLocalJWKSet, jwtVerify } from 'jose'
+import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose'
 import { describe, expect, test } from 'vitest'
 import { signJwt, verifyOwnAccessToken } from './jwt.ts'
 import { checkSigningKeys, generateSigningKey, loadKeySet } from './keys.ts'
@@ -91,6 +91,23 @@ describe('signing keys', () => {
       btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')
     const none = `${encode({ alg: 'none', typ: 'at+jwt', kid: 'k' })}.${encode({ iss: 'https://as.example.com', sub: 's', aud: 'a', jti: 'j', client_id: 'c', iat: 1, exp: 100 })}.`
     expect(await verifyOwnAccessToken(keys, 'https://as.example.com', none, 1000)).toBeUndefined()
+  })
+
+  test('HS256 signed with the public key as the secret (algorithm confusion) is never ours', async () => {
+    const keys = await loadKeySet([await generateSigningKey({ kid: 'k' })])
+    const secret = new TextEncoder().encode(JSON.stringify(keys.jwks.keys[0]))
+    const forged = await new SignJWT({
+      iss: 'https://as.example.com',
+      sub: 's',
+      aud: 'a',
+      jti: 'j',
+      client_id: 'c',
+      iat: 1,
+      exp: 100,
+    })
+      .setProtectedHeader({ alg: 'HS256', kid: 'k', typ: 'at+jwt' })
+      .sign(secret)
+    expect(await verifyOwnAccessToken(keys, 'https://as.example.com', forged, 1000)).toBeUndefined()
   })
 
   test.each([
