@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'vitest'
 import { authorizeQuery, authorizeRequest, ISSUER, makeServer } from '../test/kit.ts'
-import { escapeHtml } from './html.ts'
 
 describe('GET /authorize', () => {
   test('the error page escapes what the request carried', async () => {
@@ -35,12 +34,6 @@ describe('GET /authorize', () => {
     )
     expect(json.status).toBe(400)
     expect(json.headers.get('location')).toBeNull()
-  })
-
-  test('escapeHtml', () => {
-    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe(
-      '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
-    )
   })
 
   test('a query over 8 KiB is refused with a page (414)', async () => {
