@@ -36,7 +36,7 @@ describe('OAuthError', () => {
     const events: unknown[] = []
     const thrown = new Error('database password is hunter2')
     const response = oauthErrorResponse(thrown, 'r', (event) => events.push(event))
-    expect(events).toEqual([{ type: 'server_error', error: thrown }])
+    expect(events).toEqual([{ type: 'server_error', code: 'SERVER_ERROR', error: thrown }])
     expect(response.status).toBe(500)
     const body = await response.text()
     expect(body).not.toContain('hunter2')

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { OAuthErrorCode } from './error.ts'
 
 /**
  * One thing that happened.
@@ -35,6 +36,12 @@ export interface OAuthEvent {
     | 'token_revoked'
     | 'authorization_denied'
     | 'server_error'
+  /**
+   * For the events of a refusal, the code of the error the client got (`INVALID_GRANT` for a
+   * reuse or a replay, `INVALID_CLIENT`, `ACCESS_DENIED`, `SERVER_ERROR`): the one spelling logs
+   * and metrics share with {@link OAuthError}.
+   */
+  readonly code?: OAuthErrorCode | undefined
   readonly clientId?: string | undefined
   readonly familyId?: string | undefined
   readonly subject?: string | undefined

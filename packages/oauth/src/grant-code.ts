@@ -57,7 +57,12 @@ export async function authorizationCodeGrant(
     // as long as any token of the family could.
     const familyId = consumed.code.familyId
     await context.store.revokeFamily(familyId, now, now + ttl.refreshToken * 1000)
-    onEvent({ type: 'code_replayed', clientId: consumed.code.clientId, familyId })
+    onEvent({
+      type: 'code_replayed',
+      code: 'INVALID_GRANT',
+      clientId: consumed.code.clientId,
+      familyId,
+    })
     throw new OAuthError('invalid_grant', UNKNOWN_CODE)
   }
   const record = consumed.code

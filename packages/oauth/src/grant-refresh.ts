@@ -48,7 +48,12 @@ export async function refreshTokenGrant(
       graceMs: refreshReuseGraceMs,
     })
     if (result.state === 'reused') {
-      onEvent({ type: 'refresh_token_reused', clientId: result.family.clientId, familyId })
+      onEvent({
+        type: 'refresh_token_reused',
+        code: 'INVALID_GRANT',
+        clientId: result.family.clientId,
+        familyId,
+      })
     }
     throw new OAuthError('invalid_grant', INVALID)
   }
@@ -95,7 +100,12 @@ export async function refreshTokenGrant(
     case 'reused':
       // Another request rotated it between our read and our write: the store revoked the
       // family (the race is exactly what reuse detection cannot tell from theft).
-      onEvent({ type: 'refresh_token_reused', clientId: client.id, familyId })
+      onEvent({
+        type: 'refresh_token_reused',
+        code: 'INVALID_GRANT',
+        clientId: client.id,
+        familyId,
+      })
       throw new OAuthError('invalid_grant', INVALID)
     default:
       throw new OAuthError('invalid_grant', INVALID)

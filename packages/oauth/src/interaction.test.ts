@@ -90,7 +90,11 @@ describe('the interaction hand-off', () => {
       iss: ISSUER,
     })
     expect((await harness.server.denyInteraction(id)).status).toBe(400)
-    expect(harness.events).toContainEqual({ type: 'authorization_denied', clientId: 'demo-spa' })
+    expect(harness.events).toContainEqual({
+      type: 'authorization_denied',
+      code: 'ACCESS_DENIED',
+      clientId: 'demo-spa',
+    })
   })
 
   test('unknown and malformed ids', async () => {

@@ -155,7 +155,7 @@ export async function denyInteraction(context: ServerContext, id: string): Promi
   if (!isIdShape(id)) return errorPage('invalid_request', EXPIRED)
   const interaction = await context.store.takeInteraction(id, clock())
   if (interaction === undefined) return errorPage('invalid_request', EXPIRED)
-  onEvent({ type: 'authorization_denied', clientId: interaction.clientId })
+  onEvent({ type: 'authorization_denied', code: 'ACCESS_DENIED', clientId: interaction.clientId })
   return redirectWith(interaction.redirectUri, issuer, {
     error: 'access_denied',
     error_description: 'The user did not approve the request.',

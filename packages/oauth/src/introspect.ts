@@ -111,7 +111,8 @@ export async function handleIntrospect(
     const form = await readForm(request, maxFormBytes)
     await authenticateClient(request, form, clients, {
       allowPublic: false,
-      onFailure: (clientId) => onEvent({ type: 'client_authentication_failed', clientId }),
+      onFailure: (clientId) =>
+        onEvent({ type: 'client_authentication_failed', code: 'INVALID_CLIENT', clientId }),
     })
     const token = parameter(form, 'token', Number.POSITIVE_INFINITY)
     if (token === undefined)

@@ -40,7 +40,7 @@ export function oauthErrorResponse(
   realm: string,
   onEvent: (event: OAuthEvent) => void,
 ): Response {
-  if (!(error instanceof OAuthError)) onEvent({ type: 'server_error', error })
+  if (!(error instanceof OAuthError)) onEvent({ type: 'server_error', code: 'SERVER_ERROR', error })
   const oauth =
     error instanceof OAuthError
       ? error

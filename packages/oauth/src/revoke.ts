@@ -31,7 +31,8 @@ export async function handleRevoke(context: ServerContext, request: Request): Pr
     // (RFC 7009 §5: it can only revoke its own tokens, which it holds anyway).
     const { client } = await authenticateClient(request, form, clients, {
       allowPublic: true,
-      onFailure: (clientId) => onEvent({ type: 'client_authentication_failed', clientId }),
+      onFailure: (clientId) =>
+        onEvent({ type: 'client_authentication_failed', code: 'INVALID_CLIENT', clientId }),
     })
     const token = parameter(form, 'token', Number.POSITIVE_INFINITY)
     if (token === undefined)

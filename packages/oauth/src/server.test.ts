@@ -156,7 +156,11 @@ describe('handle() and discovery', () => {
     const text = await response.text()
     expect(JSON.parse(text)).toMatchObject({ error: 'server_error' })
     expect(text).not.toContain('10.0.0.7')
-    expect(harness.events).toContainEqual({ type: 'server_error', error: failure })
+    expect(harness.events).toContainEqual({
+      type: 'server_error',
+      code: 'SERVER_ERROR',
+      error: failure,
+    })
   })
 
   test('configured paths', async () => {

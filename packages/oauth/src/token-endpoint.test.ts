@@ -62,7 +62,7 @@ describe('POST /token', () => {
       ),
     )
     expect(harness.events).toEqual([
-      { type: 'client_authentication_failed', clientId: 'demo-backend' },
+      { type: 'client_authentication_failed', code: 'INVALID_CLIENT', clientId: 'demo-backend' },
     ])
     expect(JSON.stringify(harness.events)).not.toContain('guess')
   })

@@ -56,7 +56,8 @@ export async function handleToken(context: ServerContext, request: Request): Pro
     const grant = grantType as keyof typeof GRANTS
     const { client } = await authenticateClient(request, form, clients, {
       allowPublic: grant !== 'client_credentials',
-      onFailure: (clientId) => onEvent({ type: 'client_authentication_failed', clientId }),
+      onFailure: (clientId) =>
+        onEvent({ type: 'client_authentication_failed', code: 'INVALID_CLIENT', clientId }),
     })
     if (!client.grantTypes.includes(grant)) {
       throw new OAuthError('unauthorized_client', `The client may not use the ${grant} grant.`)

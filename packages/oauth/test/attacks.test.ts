@@ -271,7 +271,12 @@ describe('token requests refused', () => {
     )
     expect(await json(refresh)).toMatchObject({ error: 'invalid_grant' })
     expect(harness.events.filter((event) => event.type === 'code_replayed')).toEqual([
-      { type: 'code_replayed', clientId: 'demo-spa', familyId: expect.any(String) },
+      {
+        type: 'code_replayed',
+        code: 'INVALID_GRANT',
+        clientId: 'demo-spa',
+        familyId: expect.any(String),
+      },
     ])
   })
 
