@@ -5,101 +5,14 @@
 
 import { hashClientSecret } from '../src/clients.ts'
 import type { OAuthEvent } from '../src/events.ts'
+import { MemoryOAuthStore } from '../src/memory-store.ts'
 import type { AuthorizationServerOptions } from '../src/options.ts'
 import type { AuthorizationServer } from '../src/server.ts'
 import { createAuthorizationServer } from '../src/server.ts'
-import type {
-  ActiveToken,
-  CodeRecord,
-  ConsumeCodeResult,
-  FamilyRecord,
-  InteractionRecord,
-  OAuthStore,
-  RotateRefreshOptions,
-  RotateRefreshResult,
-  TokenRecord,
-} from '../src/store.ts'
-
-/** A minimal store for the protocol tests until the memory store lands. */
-class TinyStore implements OAuthStore {
-  interactions = new Map<string, InteractionRecord>()
-  codes = new Map<string, { code: CodeRecord; consumed: boolean }>()
-  families = new Map<string, FamilyRecord>()
-  revoked = new Map<string, number>()
-  tokens = new Map<string, { token: TokenRecord; rotatedAt?: number; revoked?: boolean }>()
-  async saveInteraction(i: InteractionRecord) {
-    this.interactions.set(i.id, i)
-  }
-  async findInteraction(id: string, now: number) {
-    const i = this.interactions.get(id)
-    return i !== undefined && i.expiresAt > now ? i : undefined
-  }
-  async takeInteraction(id: string, now: number) {
-    const i = await this.findInteraction(id, now)
-    this.interactions.delete(id)
-    return i
-  }
-  async saveCode(code: CodeRecord) {
-    this.codes.set(code.codeHash, { code, consumed: false })
-  }
-  async consumeCode(hash: string, now: number): Promise<ConsumeCodeResult> {
-    const entry = this.codes.get(hash)
-    if (entry === undefined || entry.code.expiresAt <= now) return { state: 'absent' }
-    if (entry.consumed) return { state: 'replayed', code: entry.code }
-    entry.consumed = true
-    return { state: 'consumed', code: entry.code }
-  }
-  async issue(family: FamilyRecord, tokens: readonly TokenRecord[], now: number) {
-    if ((this.revoked.get(family.id) ?? 0) > now) return 'revoked' as const
-    if (!this.families.has(family.id)) this.families.set(family.id, family)
-    for (const token of tokens) this.tokens.set(`${token.familyId}/${token.tokenHash}`, { token })
-    return 'issued' as const
-  }
-  async findToken(familyId: string, hash: string, now: number): Promise<ActiveToken | undefined> {
-    const entry = this.tokens.get(`${familyId}/${hash}`)
-    const family = this.families.get(familyId)
-    if (entry === undefined || family === undefined) return undefined
-    if (entry.revoked || entry.rotatedAt !== undefined || entry.token.expiresAt <= now)
-      return undefined
-    if ((this.revoked.get(familyId) ?? 0) > now || family.expiresAt <= now) return undefined
-    return { token: entry.token, family }
-  }
-  async rotateRefresh(
-    familyId: string,
-    hash: string,
-    next: readonly TokenRecord[],
-    now: number,
-    options: RotateRefreshOptions,
-  ): Promise<RotateRefreshResult> {
-    const entry = this.tokens.get(`${familyId}/${hash}`)
-    const family = this.families.get(familyId)
-    if (entry === undefined || family === undefined || entry.token.kind !== 'refresh_token')
-      return { state: 'absent' }
-    if (entry.revoked || (this.revoked.get(familyId) ?? 0) > now) return { state: 'revoked' }
-    if (entry.rotatedAt !== undefined) {
-      if (now - entry.rotatedAt < options.graceMs) return { state: 'reused-in-grace' }
-      await this.revokeFamily(familyId, now, family.expiresAt)
-      return { state: 'reused', family }
-    }
-    if (entry.token.expiresAt <= now || family.expiresAt <= now) return { state: 'expired' }
-    entry.rotatedAt = now
-    for (const token of next) this.tokens.set(`${token.familyId}/${token.tokenHash}`, { token })
-    return { state: 'rotated', family }
-  }
-  async revokeToken(familyId: string, hash: string) {
-    const entry = this.tokens.get(`${familyId}/${hash}`)
-    if (entry !== undefined) entry.revoked = true
-  }
-  async revokeFamily(familyId: string, _now: number, retainUntil: number) {
-    this.revoked.set(familyId, Math.max(retainUntil, this.revoked.get(familyId) ?? 0))
-  }
-  async remember() {
-    return true
-  }
-}
+import type { OAuthStore } from '../src/store.ts'
 
 export function makeStore(): OAuthStore {
-  return new TinyStore()
+  return new MemoryOAuthStore()
 }
 
 export const ISSUER = 'https://as.example.com'
