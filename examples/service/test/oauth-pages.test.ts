@@ -2,6 +2,7 @@
 // forms with labels, every value escaped, CSRF-protected, framing and caching refused, a session
 // cookie with the right attributes and a new id at sign-in, 303 after every POST.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createService } from '../src/app.ts'
 import { Browser, DEMO_SPA, hiddenField, throughPages } from './oauth-client.ts'
 import type { RunningService } from './serve-on-stores.ts'
 import { serveOnStores } from './serve-on-stores.ts'
@@ -271,4 +272,20 @@ describe('the consent page', () => {
     expect(login.status).toBe(303)
     expect(login.headers.get('location')).toMatch(/\/consent\?interaction=/)
   })
+})
+
+test('MUST: on an https public URL the cookie is Secure with the __Host- prefix', async () => {
+  const service = createService({ publicUrl: 'https://api.example' })
+  const authorized = await service(
+    new Request(authorizeUrl().replace(base, 'https://api.example'), {
+      headers: { accept: 'text/html' },
+    }),
+  )
+  const login = authorized.headers.get('location') ?? ''
+  expect(login.startsWith('https://api.example/login?interaction=')).toBe(true)
+  const page = await service(new Request(login, { headers: { accept: 'text/html' } }))
+  expect(page.status).toBe(200)
+  expect(page.headers.get('set-cookie')).toMatch(
+    /^__Host-session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/,
+  )
 })
