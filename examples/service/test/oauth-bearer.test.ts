@@ -102,7 +102,7 @@ describe('RFC 6750 answers on /v1', () => {
 
   test('a malformed Authorization field is 400 invalid_request', async () => {
     const { call } = await setup()
-    for (const value of ['Bearer', 'Bearer a b', 'Bearer ' + 'a'.repeat(5000)]) {
+    for (const value of ['Bearer', 'Bearer a b', `Bearer ${'a'.repeat(5000)}`]) {
       const response = await call('/v1/orders', { headers: { authorization: value } })
       expect(response.status, value.slice(0, 20)).toBe(400)
       expect(response.headers.get('www-authenticate')).toMatch(/error="invalid_request"/)
