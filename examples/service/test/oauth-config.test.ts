@@ -267,3 +267,41 @@ describe('the session of the login pages', () => {
     expect(readCookie(null, 'session')).toBeUndefined()
   })
 })
+
+describe('parsers never fail with anything but a ConfigError', () => {
+  test('OAUTH_CONFIG, OAUTH_SIGNING_KEYS and OAUTH_TOKEN_KEY: any text or JSON value', () => {
+    const parsers = [parseAccounts, parseSigningKeys, parseTokenKey, parseAccessTokenFormat]
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 300 }).filter((text) => !text.trim().startsWith('/')),
+          fc.json({ maxDepth: 4 }),
+          fc
+            .record({ clients: fc.array(fc.object({ maxDepth: 2 }), { maxLength: 3 }) })
+            .map((v) => JSON.stringify(v)),
+          fc.array(fc.object({ maxDepth: 2 }), { maxLength: 3 }).map((v) => JSON.stringify(v)),
+        ),
+        (text) => {
+          for (const parse of parsers) {
+            try {
+              parse(text)
+            } catch (error) {
+              expect(error).toBeInstanceOf(ConfigError)
+            }
+          }
+        },
+      ),
+      { interruptAfterTimeLimit: 3000, numRuns: 500 },
+    )
+  })
+
+  test('readCookie takes any header value', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), fc.string({ maxLength: 20 }), (header, name) => {
+        const value = readCookie(header, name)
+        if (value !== undefined) expect(header).toContain(value)
+      }),
+      { interruptAfterTimeLimit: 2000 },
+    )
+  })
+})
