@@ -126,6 +126,17 @@ const shown =
   host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
 const base = `http://${shown}:${(server.address() as AddressInfo).port}`
 const publicUrl = config.publicUrl ?? base
+// The public URL is the OAuth issuer, which RFC 8414 §2 wants on https (the blocks allow http
+// on a loopback address, for development).
+const { protocol, hostname } = new URL(publicUrl)
+if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname)) {
+  console.error(
+    `Invalid configuration: the public URL ${publicUrl} is the OAuth issuer, which must be https (http only on localhost, 127.0.0.1 or [::1]): set PUBLIC_URL to the https URL clients use.`,
+  )
+  server.close()
+  await stores.close()
+  process.exit(1)
+}
 try {
   service = createService({
     publicUrl,
