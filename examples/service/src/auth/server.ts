@@ -66,7 +66,7 @@ export interface ServiceOAuth {
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /**
- * The paths of the authorisation server (its default paths, OAUTH-API) and of the login and
+ * The paths of the authorisation server (its default ones) and of the login and
  * consent pages: answered outside the API's negotiation and bearer layers.
  */
 const OAUTH_PATHS: ReadonlySet<string> = new Set([
@@ -130,7 +130,8 @@ export function createOAuth(
     clock,
   })
   const front = async (request: Request): Promise<Response | undefined> => {
-    const page: Handler | undefined = pages[new URL(request.url).pathname]
+    const path = new URL(request.url).pathname
+    const page: Handler | undefined = Object.hasOwn(pages, path) ? pages[path] : undefined
     if (page) return page(request)
     return server.handle(request)
   }
