@@ -8,7 +8,13 @@ import { join } from 'node:path'
 import { encodeBase64url } from '@api-blocks/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { DEMO_CLIENTS, DEMO_USERS, parseAccounts, UserDirectory } from '../src/auth/accounts.ts'
+import {
+  DEMO_CLIENTS,
+  DEMO_USERS,
+  loadAccounts,
+  parseAccounts,
+  UserDirectory,
+} from '../src/auth/accounts.ts'
 import { escapeHtml, html } from '../src/auth/html.ts'
 import { hashPassword, isPasswordHash, verifyPassword } from '../src/auth/passwords.ts'
 import { csrfMatches, readCookie, SessionStore } from '../src/auth/session.ts'
@@ -140,6 +146,16 @@ describe('OAUTH_CONFIG', () => {
       username: 'grace',
       claims: { name: 'Grace Hopper', email: 'grace@example.com', email_verified: false },
     })
+  })
+
+  test('loadAccounts reads the file OAUTH_CONFIG names (at most 1 MiB)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oauth-config-'))
+    const file = join(dir, 'oauth.json')
+    writeFileSync(file, JSON.stringify({ demo: false, clients: [billing] }))
+    expect(loadAccounts(file).clients.map((client) => client.id)).toEqual(['billing'])
+    writeFileSync(file, ' '.repeat(1024 * 1024 + 1))
+    refused(() => loadAccounts(file), /over 1 MiB/)
+    refused(() => loadAccounts(join(dir, 'missing.json')), /cannot read/)
   })
 
   test('invalid files are refused with the member at fault, never a secret in the message', () => {
