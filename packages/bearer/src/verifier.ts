@@ -18,7 +18,7 @@ const MAX_HEADER_LENGTH = 1024
  * base64url JSON object with a string `alg` (§4.1.1). An opaque token may have two dots too
  * (RFC 6750 §2.1's example `mF_9.B5f-4.1JqM`), so the count of parts alone does not decide.
  */
-export function looksLikeJwt(token: string): boolean {
+function looksLikeJwt(token: string): boolean {
   const first = token.indexOf('.')
   if (first === -1 || first > MAX_HEADER_LENGTH) return false
   const second = token.indexOf('.', first + 1)
