@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { TestServer } from '../test/http-server.ts'
 import { json, startServer } from '../test/http-server.ts'
@@ -457,6 +458,44 @@ describe('with both jwt and introspection', () => {
     await tokens.verify(`${header({ alg: 1 })}.e30.c2ln`)
     await tokens.verify(`${header(['alg'])}.e30.c2ln`)
     expect(seen).toHaveLength(2)
+  })
+})
+
+describe('routing between jwt and introspection (property)', () => {
+  it('never throws anything but a BearerError, whatever the token', async () => {
+    const tokens = createTokenVerifier({
+      jwt: {
+        issuer: 'https://auth.example.com',
+        audience: AUD,
+        keys: [
+          {
+            kty: 'EC',
+            crv: 'P-256',
+            x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+            y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+          },
+        ],
+      },
+      introspection: { introspect: async () => ({ active: false }), audience: AUD },
+    })
+    const part = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...'AZaz09-_+/=~.'), maxLength: 40 }),
+      fc.json().map((text) => Buffer.from(text).toString('base64url')),
+      fc
+        .record({ alg: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] })
+        .map((header) => Buffer.from(JSON.stringify(header)).toString('base64url')),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(part, { minLength: 1, maxLength: 4 }), async (parts) => {
+        const error = await tokens.verify(parts.join('.')).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        )
+        expect(error).toBeInstanceOf(BearerError)
+        expect((error as BearerError).code).toBe('TOKEN_INVALID')
+      }),
+      { interruptAfterTimeLimit: 2000 },
+    )
   })
 })
 
