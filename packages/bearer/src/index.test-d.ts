@@ -42,9 +42,24 @@ describe('public types', () => {
         }
     expectTypeOf<ServerAnswer>().toExtend<IntrospectionResponse>()
     const options: BearerOptions = {
-      introspection: { introspect: async (): Promise<ServerAnswer> => ({ active: false }) },
+      introspection: {
+        introspect: async (): Promise<ServerAnswer> => ({ active: false }),
+        audience: 'https://api.example.com',
+      },
     }
     expectTypeOf(options).toExtend<BearerOptions>()
+  })
+
+  it('requires an audience for introspection (false to opt out) and a known typ', () => {
+    // @ts-expect-error audience is required
+    const none: BearerOptions['introspection'] = { introspect: async () => ({ active: false }) }
+    const any: BearerOptions['introspection'] = {
+      introspect: async () => ({ active: false }),
+      audience: false,
+    }
+    // @ts-expect-error typ is at+jwt or application/at+jwt
+    const typ: BearerOptions['jwt'] = { issuer: 'i', audience: 'a', keys: [], typ: 'JWT' }
+    expectTypeOf([none, any, typ]).toBeArray()
   })
 
   it('refuses options of the wrong shape', () => {
