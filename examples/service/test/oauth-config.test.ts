@@ -186,6 +186,7 @@ describe('OAUTH_CONFIG', () => {
       ],
       [{ users: [{ ...grace, username: 'ada' }] }, /"ada" \(or its subject\) is used twice/],
       [{ users: [{ ...grace, role: 'admin' }] }, /users\.0/],
+      [{ users: [{ ...grace, subject: 'demo-spa' }] }, /subject "demo-spa", which is a client id/],
       [{ extra: true }, /\(top level\)/],
     ]
     for (const [config, message] of cases) {

@@ -207,6 +207,15 @@ export function parseAccounts(text: string, source = 'OAUTH_CONFIG'): Accounts {
       },
     })
   }
+  // A token's `sub` is the client's id when the client acts for itself (client credentials):
+  // a user with that subject would be taken for the client (and the client for the user).
+  for (const user of users) {
+    if (clients.some((client) => client.id === user.subject)) {
+      throw new ConfigError(
+        `${source}: the user "${user.username}" has the subject "${user.subject}", which is a client id.`,
+      )
+    }
+  }
   return { users, clients }
 }
 
