@@ -76,6 +76,7 @@ describe('GET /authorize', () => {
       clients: [
         {
           id: 'q',
+          public: true,
           redirectUris: ['https://q.example.com/cb?tenant=1'],
           grantTypes: ['authorization_code'],
           scopes: ['read:orders'],

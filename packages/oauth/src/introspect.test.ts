@@ -29,6 +29,7 @@ async function rfcServer() {
       },
       {
         id: 'demo-spa',
+        public: true,
         redirectUris: ['http://127.0.0.1:5173/callback'],
         grantTypes: ['authorization_code', 'refresh_token'],
         scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders'],

@@ -59,6 +59,7 @@ export async function makeServer(
       {
         id: 'demo-spa',
         name: 'Demo SPA',
+        public: true,
         redirectUris: [SPA_REDIRECT],
         grantTypes: ['authorization_code', 'refresh_token'],
         scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders', 'write:orders'],

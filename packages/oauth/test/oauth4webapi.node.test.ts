@@ -56,6 +56,7 @@ beforeAll(async () => {
       {
         id: 'demo-spa',
         name: 'Demo SPA',
+        public: true,
         redirectUris: [SPA_REDIRECT],
         grantTypes: ['authorization_code', 'refresh_token'],
         scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders', 'write:orders'],
