@@ -44,7 +44,20 @@ export async function handleUserInfo(context: ServerContext, request: Request): 
   const match = header.length <= LIMITS.token + 7 ? BEARER.exec(header) : null
   if (match === null)
     return challenge(400, 'invalid_request', 'The Authorization field is not a Bearer token.')
-  const found = await findActiveToken(context, match[1]!, context.options.clock())
+  try {
+    return await answer(context, match[1]!)
+  } catch (error) {
+    // The store or findAccount failed: a 500 that says nothing of why.
+    context.options.onEvent({ type: 'server_error', code: 'SERVER_ERROR', error })
+    return noStoreJson(
+      { error: 'server_error', error_description: 'The server could not answer the request.' },
+      500,
+    )
+  }
+}
+
+async function answer(context: ServerContext, token: string): Promise<Response> {
+  const found = await findActiveToken(context, token, context.options.clock())
   if (found === undefined || found.active.token.kind !== 'access_token') {
     return challenge(401, 'invalid_token', 'The access token is invalid, expired or revoked.')
   }
