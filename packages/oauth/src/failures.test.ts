@@ -165,3 +165,36 @@ describe('failures of the store and the registry', () => {
     expect(store.calls).not.toContain('issue')
   })
 })
+
+describe('a store full of interactions', () => {
+  test('/authorize answers 503 with Retry-After (an HTML page), and the grants stay', async () => {
+    const store = new MemoryOAuthStore({ maxRecords: 100, maxInteractions: 2 })
+    const harness = await makeServer({ store })
+    const { code } = await obtainCode(harness)
+    const tokens = await json(await exchange(harness, code))
+    await startInteraction(harness)
+    await startInteraction(harness)
+    harness.events.length = 0
+    const response = await harness.server.authorize(
+      new Request(
+        `${ISSUER}/authorize?${new URLSearchParams({
+          response_type: 'code',
+          client_id: 'demo-spa',
+          redirect_uri: 'http://127.0.0.1:5173/callback',
+          scope: 'read:orders',
+          state: 's',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        })}`,
+      ),
+    )
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/)
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(response.headers.get('set-cookie')).toBeNull()
+    expect(harness.events.map((event) => event.type)).toEqual(['interaction_store_full'])
+    expect((await harness.server.introspectToken(tokens['access_token'] as string)).active).toBe(
+      true,
+    )
+  })
+})
