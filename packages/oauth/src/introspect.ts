@@ -13,6 +13,7 @@ import { authenticateClient } from './client-auth.ts'
 import type { ServerContext } from './context.ts'
 import { OAuthError } from './error.ts'
 import { parameter, readForm } from './form.ts'
+import { tokenScopes } from './issue.ts'
 import { LIMITS } from './limits.ts'
 import { findActiveToken } from './lookup.ts'
 import { noStoreJson, oauthErrorResponse } from './responses.ts'
@@ -89,7 +90,7 @@ async function lookUp(context: ServerContext, token: string): Promise<Introspect
   }
   const result: Record<string, unknown> = {
     active: true,
-    scope: family.scopes.join(' '),
+    scope: tokenScopes(record, family).join(' '),
     client_id: family.clientId,
   }
   if (username !== undefined) result['username'] = username

@@ -8,6 +8,7 @@
  */
 import { releasedClaims } from './account.ts'
 import type { ServerContext } from './context.ts'
+import { tokenScopes } from './issue.ts'
 import { LIMITS } from './limits.ts'
 import { findActiveToken } from './lookup.ts'
 import { noStoreJson } from './responses.ts'
@@ -62,11 +63,12 @@ async function answer(context: ServerContext, token: string): Promise<Response> 
     return challenge(401, 'invalid_token', 'The access token is invalid, expired or revoked.')
   }
   const { family } = found.active
+  const scopes = tokenScopes(found.active.token, family)
   // OpenID Connect Core §5.3.1: only for tokens granted openid, which have a user.
-  if (family.subject === undefined || !family.scopes.includes('openid')) {
+  if (family.subject === undefined || !scopes.includes('openid')) {
     return challenge(403, 'insufficient_scope', 'The access token was not granted openid.')
   }
   const { findAccount } = context.options
   const account = findAccount === undefined ? undefined : await findAccount(family.subject)
-  return noStoreJson({ ...releasedClaims(account, family.scopes), sub: family.subject })
+  return noStoreJson({ ...releasedClaims(account, scopes), sub: family.subject })
 }
