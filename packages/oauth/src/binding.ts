@@ -24,7 +24,7 @@ const MAX_COOKIE_FIELD = 16 * 1024
  * bindingCookieName('hIz7W3UoHeRVB2dRzW6BKg') // 'oauth_interaction_hIz7W3UoHeRVB2dRzW6BKg'
  * ```
  */
-export function bindingCookieName(id: string): string {
+function bindingCookieName(id: string): string {
   return `oauth_interaction_${id}`
 }
 

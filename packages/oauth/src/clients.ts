@@ -164,7 +164,7 @@ function checkRedirectUri(clientId: string, uri: string): void {
  * checkClientConfig({ id: 'spa', public: true, grantTypes: ['refresh_token'], scopes: [] })
  * ```
  */
-export function checkClientConfig(client: ClientConfig): void {
+function checkClientConfig(client: ClientConfig): void {
   if (typeof client !== 'object' || client === null) throw new TypeError('A client is an object')
   if (typeof client.id !== 'string' || client.id === '' || client.id.length > LIMITS.clientId) {
     throw new TypeError(`A client id is 1 to ${LIMITS.clientId} characters`)
