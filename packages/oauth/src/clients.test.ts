@@ -127,4 +127,29 @@ describe('a custom ClientRegistry', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/html/)
     expect(events).toContain('client_config_invalid')
   })
+
+  test('the token endpoint answers invalid_client for a registry client both public and with secrets', async () => {
+    const secret = 'backend-secret'
+    const contradictory: ClientConfig = {
+      id: 'mixed',
+      public: true,
+      secretHashes: [await hashClientSecret(secret)],
+      grantTypes: ['client_credentials'],
+      scopes: ['read:orders'],
+    }
+    const server = createAuthorizationServer({
+      issuer: 'https://as.example.com',
+      clients: { findClient: async (id) => (id === 'mixed' ? contradictory : undefined) },
+      interactionUrl: (id) => `/login?interaction=${id}`,
+    })
+    const response = await server.token(
+      new Request('https://as.example.com/token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=client_credentials&client_id=mixed&client_secret=${secret}`,
+      }),
+    )
+    expect(response.status).toBe(401)
+    expect(await response.json()).toMatchObject({ error: 'invalid_client' })
+  })
 })

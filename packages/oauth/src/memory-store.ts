@@ -431,6 +431,7 @@ export class MemoryOAuthStore implements OAuthStore {
 
   #addTokens(entry: FamilyEntry, tokens: readonly TokenRecord[]): void {
     for (const token of tokens) {
+      this.#noteEnd(token.expiresAt)
       if (!entry.tokens.has(token.tokenHash)) this.#size++
       entry.tokens.set(token.tokenHash, { token, rotatedAt: undefined, revoked: false })
     }
