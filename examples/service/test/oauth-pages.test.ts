@@ -93,10 +93,27 @@ describe('the login page', () => {
 
   test('MUST: the session cookie is HttpOnly, SameSite=Lax, Path=/, with Max-Age (no Secure on http)', async () => {
     const { browser } = await atLogin()
-    const [cookie] = browser.jar.setCookies
+    const cookie = browser.jar.setCookies.find((line) => line.startsWith('session='))
     expect(cookie).toMatch(
       /^session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/,
     )
+  })
+
+  test("MUST pass on /authorize's per-interaction cookie unchanged: without it the interaction is unknown to the pages", async () => {
+    const { browser, loginUrl } = await atLogin()
+    const id = new URL(loginUrl).searchParams.get('interaction') ?? ''
+    const binding = browser.jar.setCookies.find((line) =>
+      line.startsWith(`oauth_interaction_${id}=`),
+    )
+    expect(binding).toMatch(/; HttpOnly; SameSite=Lax$/)
+    expect(binding).toMatch(/; Path=\/; /)
+    // Another browser with the link (a phished login URL) gets no login form for it.
+    const elsewhere = await fetch(loginUrl, {
+      redirect: 'manual',
+      headers: { accept: 'text/html' },
+    })
+    expect(elsewhere.status).toBe(400)
+    expect(await elsewhere.text()).toContain('unknown or has expired')
   })
 
   test('signing in answers 303 to the consent page, with a new session id (no fixation)', async () => {
@@ -110,10 +127,11 @@ describe('the login page', () => {
     const after = browser.jar.cookies.get('session')
     expect(after).toBeDefined()
     expect(after).not.toBe(before)
-    // The id from before the sign-in opens nothing.
+    // The id from before the sign-in opens nothing (the interaction's own cookie sent along).
+    const binding = [...browser.jar.cookies].find(([name]) => name.startsWith('oauth_interaction_'))
     const stale = await fetch(signedIn.headers.get('location') ?? '', {
       redirect: 'manual',
-      headers: { cookie: `session=${before}` },
+      headers: { cookie: `session=${before}; ${binding?.[0]}=${binding?.[1]}` },
     })
     expect(stale.status).toBe(303)
     expect(stale.headers.get('location')).toMatch(/\/login\?interaction=/)
@@ -147,6 +165,11 @@ describe('the login page', () => {
         body: new URLSearchParams(fieldsOf).toString(),
       })
     const cookie = browser.jar.header()
+    // The interaction's cookie from /authorize without the session's.
+    const bindingOnly = [...browser.jar.cookies]
+      .filter(([name]) => name !== 'session')
+      .map(([name, value]) => `${name}=${value}`)
+      .join('; ')
     const credentials: [string, string][] = [
       ['interaction', fields.interaction],
       ['username', 'ada'],
@@ -155,7 +178,7 @@ describe('the login page', () => {
     const cases: [string, [string, string][], Record<string, string>][] = [
       ['no token', credentials, { cookie }],
       ['a wrong token', [...credentials, ['csrf', `${fields.csrf.slice(1)}x`]], { cookie }],
-      ['no cookie', [...credentials, ['csrf', fields.csrf]], {}],
+      ['no session cookie', [...credentials, ['csrf', fields.csrf]], { cookie: bindingOnly }],
       [
         'another Origin',
         [...credentials, ['csrf', fields.csrf]],
@@ -174,6 +197,11 @@ describe('the login page', () => {
       expect(response.headers.get('location'), name).toBeNull()
       await response.body?.cancel()
     }
+    // No cookie at all: not even the interaction is known to this browser.
+    const bare = await post([...credentials, ['csrf', fields.csrf]], {})
+    expect(bare.status).toBe(400)
+    expect(bare.headers.get('location')).toBeNull()
+    await bare.body?.cancel()
   })
 
   test('bad input is a 4xx page: an unknown interaction, a duplicated field, another media type, an oversized form', async () => {
@@ -284,7 +312,14 @@ test('MUST: on an https public URL the cookie is Secure with the __Host- prefix'
   )
   const login = authorized.headers.get('location') ?? ''
   expect(login.startsWith('https://api.example/login?interaction=')).toBe(true)
-  const page = await service(new Request(login, { headers: { accept: 'text/html' } }))
+  // The interaction's cookie is Secure too (the issuer is https), and the page needs it.
+  const binding = authorized.headers.getSetCookie()[0] ?? ''
+  expect(binding).toMatch(
+    /^oauth_interaction_[A-Za-z0-9_-]+=[^;]+; .*; HttpOnly; SameSite=Lax; Secure$/,
+  )
+  const page = await service(
+    new Request(login, { headers: { accept: 'text/html', cookie: binding.split(';')[0] ?? '' } }),
+  )
   expect(page.status).toBe(200)
   expect(page.headers.get('set-cookie')).toMatch(
     /^__Host-session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/,
