@@ -102,8 +102,14 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
   const showLogin = async (request: Request): Promise<Response> => {
     const id = interactionParam(request)
     const interaction = await details(id, request)
-    if (signedIn(sessions.find(request), interaction)) return seeOther(consentUrl(id))
-    const { session, setCookie } = sessions.start(request)
+    const current = sessions.find(request)
+    if (signedIn(current, interaction)) return seeOther(consentUrl(id))
+    // A live session is kept (one signed in too long ago for max_age stays signed in for other
+    // clients until the user signs in again); a new one only when there is none. Signing in
+    // starts a new one anyway (fixation).
+    const { session, setCookie } = current
+      ? { session: current, setCookie: undefined }
+      : sessions.start(request)
     // OpenID Connect Core §3.1.2.1: login_hint prefills the user name (the user may change it).
     const hint = interaction.loginHint
     return page(
@@ -111,7 +117,7 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
       loginForm(id, session, nameOf(interaction.client), {
         ...(hint !== undefined && hint.length <= 64 ? { username: hint } : {}),
       }),
-      { headers: { 'set-cookie': setCookie } },
+      setCookie ? { headers: { 'set-cookie': setCookie } } : {},
     )
   }
 
