@@ -122,6 +122,8 @@ export function createOAuth(
     ...(options.ttl ? { ttl: options.ttl } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(context.clock ? { clock: context.clock } : {}),
+    // refreshReuseGraceMs stays 0 (the default): a rotated refresh token presented again, even
+    // at once, revokes its family (RFC 9700 §4.14.2); docs/service.md, "Getting a token".
   })
 
   const pages = authPages({
