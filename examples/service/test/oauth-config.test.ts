@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { encodeBase64url } from '@api-blocks/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { createService } from '../src/app.ts'
 import {
   DEMO_CLIENTS,
   DEMO_USERS,
@@ -152,6 +153,11 @@ describe('OAUTH_CONFIG', () => {
     expect(only.clients[1]).toEqual(spa)
     // The demo SPA is public by the flag, as the authorisation server requires.
     expect(DEMO_CLIENTS.find((client) => client.id === 'demo-spa')?.public).toBe(true)
+    // What the file accepts, the authorisation server accepts at start (its staticClients
+    // refuses a client without secrets that is not public: true, and bad redirect URIs).
+    expect(() =>
+      createService({ oauth: { clients: only.clients, users: only.users } }),
+    ).not.toThrow()
     const directory = new UserDirectory(only.users)
     expect(directory.byUsername('ada')).toBeUndefined()
     expect(directory.account('grace')).toEqual({
