@@ -9,6 +9,12 @@
 // way; the service logs at its default level, as an operator would run it (lines dropped).
 //
 // Where `taskset` exists the service is pinned to CPU 0 and autocannon (this process) to CPU 1.
+//
+// Since issue 14 every /v1 route wants a bearer token: when the service under test answers an
+// unauthenticated GET /v1/orders with 401, the suite gets a token by client credentials as the
+// demo client (scopes read:orders write:orders) and sends it with every request; a baseline
+// from before issue 14 answers 200 and gets none. The token lives 15 minutes, longer than a
+// round.
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import type { Service } from '../service-process.ts'
@@ -41,15 +47,43 @@ async function run(options: Record<string, unknown>, seconds: number): Promise<C
   return { rps: result.requests.total / seconds, p50: result.latency.p50, p99: result.latency.p99 }
 }
 
+// `{ authorization: 'Bearer …' }` when the service wants a token, else `{}`.
+async function credentials(service: Service): Promise<Record<string, string>> {
+  const probe = await fetch(`${service.url}/v1/orders`)
+  await probe.arrayBuffer()
+  if (probe.status !== 401) return {}
+  const response = await fetch(`${service.url}/token`, {
+    method: 'POST',
+    headers: {
+      authorization: `Basic ${btoa('demo-backend:demo-backend-secret')}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: 'grant_type=client_credentials&scope=read%3Aorders+write%3Aorders',
+  })
+  const json = (await response.json()) as { access_token?: string }
+  if (response.status !== 200 || json.access_token === undefined) {
+    throw new Error(
+      `the service's token endpoint answered ${response.status} ${JSON.stringify(json)}`,
+    )
+  }
+  return { authorization: `Bearer ${json.access_token}` }
+}
+
 async function measure(service: Service): Promise<{ get: Column; post: Column }> {
+  const auth = await credentials(service)
   const created = await fetch(`${service.url}/v1/orders`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+    headers: {
+      'content-type': 'application/json',
+      'idempotency-key': crypto.randomUUID(),
+      ...auth,
+    },
     body,
   })
+  if (created.status !== 201) throw new Error(`creating an order answered ${created.status}`)
   const location = created.headers.get('location') ?? ''
   const orderUrl = new URL(location, service.url).href
-  const get = { url: orderUrl }
+  const get = { url: orderUrl, headers: auth }
   const post = {
     url: `${service.url}/v1/orders`,
     requests: [
@@ -60,6 +94,7 @@ async function measure(service: Service): Promise<{ get: Column; post: Column }>
           request.headers = {
             'content-type': 'application/json',
             'idempotency-key': crypto.randomUUID(),
+            ...auth,
           }
           return request
         },
