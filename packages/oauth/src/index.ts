@@ -3,6 +3,10 @@
  *
  * @module
  */
+
+// Store: the memory store (the default) and its options.
+export type { MemoryOAuthStoreOptions } from './memory-store.ts'
+export { MemoryOAuthStore } from './memory-store.ts'
 export type {
   ActiveToken,
   CodeRecord,
