@@ -1,0 +1,165 @@
+import { describe, expect, test } from 'vitest'
+import { BACKEND_SECRET, basic, exchange, json, makeServer, obtainCode, post } from '../test/kit.ts'
+
+type Harness = Awaited<ReturnType<typeof makeServer>>
+
+async function start(harness: Harness, scope?: string) {
+  const { code } = await obtainCode(harness, scope === undefined ? {} : { scope })
+  return json(await exchange(harness, code))
+}
+
+function refresh(harness: Harness, token: string, extra: Record<string, string> = {}) {
+  return harness.server.token(
+    post('/token', {
+      grant_type: 'refresh_token',
+      refresh_token: token,
+      client_id: 'demo-spa',
+      ...extra,
+    }),
+  )
+}
+
+describe('the refresh token grant', () => {
+  test('every use rotates: a new refresh token and a new access token, same scope', async () => {
+    const harness = await makeServer()
+    const first = await start(harness)
+    harness.clock.advance(1000)
+    const response = await refresh(harness, first['refresh_token'] as string)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    const second = await json(response)
+    expect(second['refresh_token']).not.toBe(first['refresh_token'])
+    expect(second['access_token']).not.toBe(first['access_token'])
+    expect(second['scope']).toBe(first['scope'])
+    expect(second).not.toHaveProperty('id_token')
+    expect(harness.events).toContainEqual(
+      expect.objectContaining({ type: 'refresh_token_rotated' }),
+    )
+  })
+
+  test('a rotated token presented again MUST revoke the family (RFC 9700 §4.14.2)', async () => {
+    const harness = await makeServer()
+    const first = await start(harness)
+    const second = await json(await refresh(harness, first['refresh_token'] as string))
+    const reuse = await refresh(harness, first['refresh_token'] as string)
+    expect(reuse.status).toBe(400)
+    expect(await json(reuse)).toMatchObject({ error: 'invalid_grant' })
+    expect(harness.events).toContainEqual(
+      expect.objectContaining({ type: 'refresh_token_reused', clientId: 'demo-spa' }),
+    )
+    // The successor and its access token are revoked too.
+    expect(await json(await refresh(harness, second['refresh_token'] as string))).toMatchObject({
+      error: 'invalid_grant',
+    })
+    expect(await harness.server.introspectToken(second['access_token'] as string)).toEqual({
+      active: false,
+    })
+  })
+
+  test('within the grace window a reuse is refused but revokes nothing', async () => {
+    const harness = await makeServer({ refreshReuseGraceMs: 5000 })
+    const first = await start(harness)
+    const second = await json(await refresh(harness, first['refresh_token'] as string))
+    harness.clock.advance(4000)
+    expect(await json(await refresh(harness, first['refresh_token'] as string))).toMatchObject({
+      error: 'invalid_grant',
+    })
+    expect((await refresh(harness, second['refresh_token'] as string)).status).toBe(200)
+  })
+
+  test('after the grace window a reuse revokes the family', async () => {
+    const harness = await makeServer({ refreshReuseGraceMs: 5000 })
+    const first = await start(harness)
+    const second = await json(await refresh(harness, first['refresh_token'] as string))
+    harness.clock.advance(5001)
+    await refresh(harness, first['refresh_token'] as string)
+    expect(await json(await refresh(harness, second['refresh_token'] as string))).toMatchObject({
+      error: 'invalid_grant',
+    })
+  })
+
+  test('of concurrent refreshes with one token, exactly one succeeds', async () => {
+    const harness = await makeServer()
+    const first = await start(harness)
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => refresh(harness, first['refresh_token'] as string)),
+    )
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(1)
+  })
+
+  test('a wider scope MUST be refused; a narrower one is refused too (a token carries its grant scope)', async () => {
+    const harness = await makeServer()
+    const first = await start(harness)
+    const token = first['refresh_token'] as string
+    expect(
+      await json(
+        await refresh(harness, token, { scope: 'openid offline_access read:orders write:orders' }),
+      ),
+    ).toMatchObject({ error: 'invalid_scope' })
+    expect(await json(await refresh(harness, token, { scope: 'read:orders' }))).toMatchObject({
+      error: 'invalid_scope',
+    })
+    // The same scope in another order is fine, and the refused requests spent nothing.
+    const same = await refresh(harness, token, {
+      scope: 'read:orders offline_access openid email profile',
+    })
+    expect(same.status).toBe(200)
+  })
+
+  test("another client's refresh token MUST be refused, and is not spent", async () => {
+    const harness = await makeServer()
+    const first = await start(harness)
+    const stolen = await harness.server.token(
+      post(
+        '/token',
+        { grant_type: 'refresh_token', refresh_token: first['refresh_token'] as string },
+        {
+          authorization: basic('demo-backend', BACKEND_SECRET),
+        },
+      ),
+    )
+    expect(await json(stolen)).toMatchObject({ error: 'invalid_grant' })
+    expect((await refresh(harness, first['refresh_token'] as string)).status).toBe(200)
+  })
+
+  test('an access token is not a refresh token', async () => {
+    const harness = await makeServer()
+    const first = await start(harness)
+    expect(await json(await refresh(harness, first['access_token'] as string))).toMatchObject({
+      error: 'invalid_grant',
+    })
+  })
+
+  test('no offline_access, no refresh token', async () => {
+    const harness = await makeServer()
+    const tokens = await start(harness, 'openid read:orders')
+    expect(tokens).not.toHaveProperty('refresh_token')
+  })
+
+  test('the grant never outlives its first refresh TTL: rotation does not extend it', async () => {
+    const day = 86_400_000
+    const harness = await makeServer({ ttl: { refreshToken: 86_400 } })
+    let tokens = await start(harness)
+    harness.clock.advance(day / 2)
+    tokens = await json(await refresh(harness, tokens['refresh_token'] as string))
+    harness.clock.advance(day / 2)
+    const late = await refresh(harness, tokens['refresh_token'] as string)
+    expect(await json(late)).toMatchObject({ error: 'invalid_grant' })
+  })
+
+  test('an access token never outlives its grant', async () => {
+    const harness = await makeServer({ ttl: { refreshToken: 86_400, accessToken: 3600 } })
+    let tokens = await start(harness)
+    harness.clock.advance(86_400_000 - 600_000)
+    tokens = await json(await refresh(harness, tokens['refresh_token'] as string))
+    expect(tokens['expires_in']).toBe(600)
+  })
+
+  test.each([
+    ['malformed', 'not-a-token'],
+    ['unknown', `${'A'.repeat(22)}.${'A'.repeat(43)}`],
+  ])('a %s refresh token is invalid_grant', async (_name, token) => {
+    const harness = await makeServer()
+    expect(await json(await refresh(harness, token))).toMatchObject({ error: 'invalid_grant' })
+  })
+})

@@ -1,0 +1,169 @@
+import { describe, expect, test } from 'vitest'
+import {
+  BACKEND_SECRET,
+  basic,
+  exchange,
+  ISSUER,
+  json,
+  makeServer,
+  obtainCode,
+  post,
+} from '../test/kit.ts'
+import { RFC7662_EXAMPLE } from '../test/vectors/rfc7662.ts'
+import { hashClientSecret } from './clients.ts'
+
+async function rfcServer() {
+  return makeServer({
+    clients: [
+      {
+        id: RFC7662_EXAMPLE.clientId,
+        secretHashes: [await hashClientSecret(RFC7662_EXAMPLE.clientSecret)],
+        grantTypes: ['client_credentials'],
+        scopes: ['read:orders'],
+      },
+      {
+        id: 'demo-backend',
+        secretHashes: [await hashClientSecret(BACKEND_SECRET)],
+        grantTypes: ['client_credentials'],
+        scopes: ['read:orders'],
+      },
+      {
+        id: 'demo-spa',
+        redirectUris: ['http://127.0.0.1:5173/callback'],
+        grantTypes: ['authorization_code', 'refresh_token'],
+        scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders'],
+      },
+    ],
+  })
+}
+
+async function clientToken(harness: Awaited<ReturnType<typeof makeServer>>): Promise<string> {
+  const response = await harness.server.token(
+    post(
+      '/token',
+      { grant_type: 'client_credentials' },
+      { authorization: basic('demo-backend', BACKEND_SECRET) },
+    ),
+  )
+  return (await json(response))['access_token'] as string
+}
+
+describe('POST /oauth/introspect (RFC 7662)', () => {
+  test('the RFC 7662 §2.1 request: an unknown token MUST be exactly {"active":false} (§2.2)', async () => {
+    const { server } = await rfcServer()
+    const response = await server.introspect(
+      post('/oauth/introspect', RFC7662_EXAMPLE.body, {
+        authorization: RFC7662_EXAMPLE.authorization,
+      }),
+    )
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('application/json')
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    expect(await response.text()).toBe(RFC7662_EXAMPLE.inactiveResponse)
+  })
+
+  test('an active token carries every field of the RFC 7662 §2.2 example (but the extension)', async () => {
+    const harness = await rfcServer()
+    const { code } = await obtainCode(harness)
+    const tokens = await json(await exchange(harness, code))
+    const response = await harness.server.introspect(
+      post(
+        '/oauth/introspect',
+        { token: tokens['access_token'] as string, token_type_hint: 'access_token' },
+        {
+          authorization: RFC7662_EXAMPLE.authorization,
+        },
+      ),
+    )
+    const body = await json(response)
+    const expected = Object.keys(RFC7662_EXAMPLE.activeResponse).filter(
+      (k) => k !== 'extension_field',
+    )
+    for (const field of expected) expect(body).toHaveProperty(field)
+    expect(body).toMatchObject({
+      active: true,
+      client_id: 'demo-spa',
+      username: 'ada',
+      sub: 'user-ada',
+      aud: ISSUER,
+      iss: ISSUER,
+      token_type: 'Bearer',
+    })
+  })
+
+  test('client credentials: sub is the client, and there is no username', async () => {
+    const harness = await rfcServer()
+    const token = await clientToken(harness)
+    const body = await json(
+      await harness.server.introspect(
+        post('/oauth/introspect', { token }, { authorization: RFC7662_EXAMPLE.authorization }),
+      ),
+    )
+    expect(body).toMatchObject({
+      active: true,
+      sub: 'demo-backend',
+      client_id: 'demo-backend',
+      scope: 'read:orders',
+    })
+    expect(body).not.toHaveProperty('username')
+  })
+
+  test.each([
+    ['no authentication', {}],
+    ['a wrong secret', { authorization: basic(RFC7662_EXAMPLE.clientId, 'wrong') }],
+  ])(
+    'an unauthenticated caller (%s) MUST be refused with 401 invalid_client',
+    async (_name, headers) => {
+      const harness = await rfcServer()
+      const token = await clientToken(harness)
+      const response = await harness.server.introspect(
+        post('/oauth/introspect', { token }, headers),
+      )
+      expect(response.status).toBe(401)
+      expect(response.headers.get('www-authenticate')).toBe(`Basic realm="${ISSUER}"`)
+      expect(await json(response)).toMatchObject({ error: 'invalid_client' })
+      expect(harness.events).toContainEqual(
+        expect.objectContaining({ type: 'client_authentication_failed' }),
+      )
+    },
+  )
+
+  test('a public client cannot introspect', async () => {
+    const harness = await rfcServer()
+    const token = await clientToken(harness)
+    const response = await harness.server.introspect(
+      post('/oauth/introspect', { token, client_id: 'demo-spa' }),
+    )
+    expect(response.status).toBe(401)
+  })
+
+  test('expired, refresh, tampered and oversized tokens are exactly {"active":false}', async () => {
+    const harness = await rfcServer()
+    const { code } = await obtainCode(harness)
+    const tokens = await json(await exchange(harness, code))
+    const ask = async (token: string) =>
+      (
+        await harness.server.introspect(
+          post('/oauth/introspect', { token }, { authorization: RFC7662_EXAMPLE.authorization }),
+        )
+      ).text()
+    expect(await ask(tokens['refresh_token'] as string)).toBe('{"active":false}')
+    expect(await ask('x'.repeat(5000))).toBe('{"active":false}')
+    const access = tokens['access_token'] as string
+    const tampered = `${access.slice(0, -1)}${access.endsWith('A') ? 'Q' : 'A'}`
+    expect(await ask(tampered)).toBe('{"active":false}')
+    harness.clock.advance(900_000)
+    expect(await ask(tokens['access_token'] as string)).toBe('{"active":false}')
+  })
+
+  test('a missing token is invalid_request; GET is 405', async () => {
+    const harness = await rfcServer()
+    const missing = await harness.server.introspect(
+      post('/oauth/introspect', {}, { authorization: RFC7662_EXAMPLE.authorization }),
+    )
+    expect(missing.status).toBe(400)
+    expect(await json(missing)).toMatchObject({ error: 'invalid_request' })
+    const get = await harness.server.introspect(new Request(`${ISSUER}/oauth/introspect`))
+    expect(get.status).toBe(405)
+  })
+})
