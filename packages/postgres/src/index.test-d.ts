@@ -1,10 +1,16 @@
 import type { IdempotencyStore } from '@api-blocks/idempotency'
+import type { OAuthStore } from '@api-blocks/oauth'
 import type { ProblemError } from '@api-blocks/problem-details'
 import type { PGlite } from '@electric-sql/pglite'
 import type pg from 'pg'
 import { describe, expectTypeOf, test } from 'vitest'
 import type { PostgresStoreErrorCode, Queryable } from './index.ts'
-import { migrate, PostgresIdempotencyStore, PostgresStoreError } from './index.ts'
+import {
+  migrate,
+  PostgresIdempotencyStore,
+  PostgresOAuthStore,
+  PostgresStoreError,
+} from './index.ts'
 
 describe('public generics of @api-blocks/postgres', () => {
   test('PostgresIdempotencyStore is an IdempotencyStore: every operation a Promise', () => {
@@ -14,6 +20,14 @@ describe('public generics of @api-blocks/postgres', () => {
     >()
     // @ts-expect-error: a connection is required
     new PostgresIdempotencyStore({ schema: 'api' })
+  })
+
+  test('PostgresOAuthStore is an OAuthStore, with purgeExpired and withDb of its own', () => {
+    expectTypeOf<PostgresOAuthStore>().toExtend<OAuthStore>()
+    expectTypeOf<PostgresOAuthStore['purgeExpired']>().returns.toEqualTypeOf<Promise<number>>()
+    expectTypeOf<PostgresOAuthStore['withDb']>().returns.toEqualTypeOf<PostgresOAuthStore>()
+    // @ts-expect-error: a connection is required
+    new PostgresOAuthStore({ schema: 'auth' })
   })
 
   test('pg.Pool, pg.Client and PGlite are Queryable; a synchronous query is not', () => {

@@ -1,7 +1,8 @@
 /**
- * PostgreSQL implementations of the api-blocks store interfaces, on any connection with
- * `query(text, params)`: `pg.Pool`, `pg.Client` or PGlite (in-process, no server). The schema
- * ships as data (`migrations`) with `migrate()`, safe to run from several instances at once.
+ * PostgreSQL implementations of the api-blocks store interfaces (idempotency, and the OAuth
+ * authorisation server's), on any connection with `query(text, params)`: `pg.Pool`,
+ * `pg.Client` or PGlite (in-process, no server). The schema ships as data (`migrations`) with
+ * `migrate()`, safe to run from several instances at once.
  *
  * @example
  * ```ts
@@ -22,4 +23,6 @@ export type { PostgresIdempotencyStoreOptions, SweepOptions } from './idempotenc
 export { PostgresIdempotencyStore } from './idempotency-store.ts'
 export type { Migration, MigrationResult, PostgresTableOptions } from './migrations.ts'
 export { migrate, migrations, postgresMigrations } from './migrations.ts'
+export type { PostgresOAuthStoreOptions } from './oauth-store.ts'
+export { PostgresOAuthStore } from './oauth-store.ts'
 export type { Queryable } from './queryable.ts'

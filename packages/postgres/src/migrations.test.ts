@@ -14,7 +14,8 @@ test('migration ids are unique, and postgresMigrations fills in the names', () =
   expect(rendered.map(({ id }) => id)).toEqual(ALL)
   for (const { sql } of rendered) {
     expect(sql).not.toContain('{{')
-    expect(sql).toContain('"api"."orders_idempotency_records"')
+    expect(sql).toMatch(/"api"\."orders_(idempotency_records|oauth_\w+)"/)
+    expect(sql).not.toMatch(/"api_blocks_|"public"/)
   }
 })
 
@@ -69,6 +70,11 @@ for (const backend of backends) {
       expect(await tablesIn(schema)).toEqual([
         'api_blocks_idempotency_records',
         'api_blocks_migrations',
+        'api_blocks_oauth_codes',
+        'api_blocks_oauth_families',
+        'api_blocks_oauth_interactions',
+        'api_blocks_oauth_replay_cache',
+        'api_blocks_oauth_tokens',
       ])
       expect(await migrate(db, { schema })).toEqual({ applied: [] })
       const { rows } = await db.query(`SELECT id FROM "${schema}"."api_blocks_migrations"`)
@@ -84,12 +90,37 @@ for (const backend of backends) {
       const schema = fresh()
       expect(await migrate(db, { schema, tablePrefix: 'one_' })).toEqual({ applied: ALL })
       expect(await migrate(db, { schema, tablePrefix: 'two_' })).toEqual({ applied: ALL })
+      const tables = ['idempotency_records', 'migrations', 'oauth_codes', 'oauth_families']
+      tables.push('oauth_interactions', 'oauth_replay_cache', 'oauth_tokens')
       expect(await tablesIn(schema)).toEqual([
-        'one_idempotency_records',
-        'one_migrations',
-        'two_idempotency_records',
-        'two_migrations',
+        ...tables.map((table) => `one_${table}`),
+        ...tables.map((table) => `two_${table}`),
       ])
+    })
+
+    test('the longest prefix allowed leaves every table, index and constraint name whole', async () => {
+      const schema = fresh()
+      const prefix = 'p'.repeat(36) // 63 bytes minus the longest suffix
+      expect(await migrate(db, { schema, tablePrefix: prefix })).toEqual({ applied: ALL })
+      const { rows } = await db.query(
+        `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = $1 AND c.relkind IN ('r', 'i') ORDER BY 1`,
+        [schema],
+      )
+      const names = rows.map((row) => (row as { name: string }).name)
+      // PostgreSQL cuts longer names silently, so whole names prove none was cut.
+      for (const name of [
+        'idempotency_records_ends_at',
+        'oauth_interactions_expiry',
+        'oauth_codes_expires_at',
+        'oauth_families_ends_at',
+        'oauth_tokens_expires_at',
+        'oauth_replay_cache_expiry',
+        'oauth_interactions_pkey',
+      ]) {
+        expect(names).toContain(`${prefix}${name}`)
+      }
+      expect(names.every((name) => name.startsWith(prefix) && name.length <= 63)).toBe(true)
     })
 
     test('concurrent calls on one connection: one applies everything, the others nothing', async () => {

@@ -37,9 +37,14 @@ export interface Migration {
  * absent (see `IdempotencyStore`), kept by PostgreSQL itself (a stored generated column), so a
  * claim tests one column and the sweep walks one index.
  *
+ * `0002_oauth` holds the tables of `PostgresOAuthStore` (`oauth_interactions`, `oauth_codes`,
+ * `oauth_families`, `oauth_tokens`, `oauth_replay_cache`), keyed by the ids and keyed hashes
+ * the authorisation server passes (never a code or token in the clear), each with an index on
+ * the time after which `purgeExpired` deletes its rows.
+ *
  * @example
  * ```ts
- * for (const { id } of migrations) console.log(id) // 0001_idempotency_records
+ * for (const { id } of migrations) console.log(id) // 0001_idempotency_records, 0002_oauth
  * ```
  */
 export const migrations: readonly Migration[] = Object.freeze([
@@ -70,6 +75,85 @@ CREATE TABLE {{schema}}."{{prefix}}idempotency_records" (
 );
 CREATE INDEX "{{prefix}}idempotency_records_ends_at"
   ON {{schema}}."{{prefix}}idempotency_records" (ends_at);
+`,
+  },
+  {
+    id: '0002_oauth',
+    sql: `
+CREATE TABLE {{schema}}."{{prefix}}oauth_interactions" (
+  id             text PRIMARY KEY,
+  client_id      text NOT NULL,
+  redirect_uri   text NOT NULL,
+  scopes         text[] NOT NULL,
+  state          text NOT NULL,
+  nonce          text,
+  code_challenge text NOT NULL,
+  resource       text NOT NULL,
+  created_at     double precision NOT NULL,
+  expires_at     double precision NOT NULL
+);
+CREATE INDEX "{{prefix}}oauth_interactions_expiry"
+  ON {{schema}}."{{prefix}}oauth_interactions" (expires_at);
+
+CREATE TABLE {{schema}}."{{prefix}}oauth_codes" (
+  code_hash      text PRIMARY KEY,
+  client_id      text NOT NULL,
+  redirect_uri   text NOT NULL,
+  subject        text NOT NULL,
+  scopes         text[] NOT NULL,
+  code_challenge text NOT NULL,
+  nonce          text,
+  auth_time      double precision NOT NULL,
+  resource       text NOT NULL,
+  family_id      text NOT NULL,
+  expires_at     double precision NOT NULL,
+  consumed_at    double precision
+);
+CREATE INDEX "{{prefix}}oauth_codes_expires_at"
+  ON {{schema}}."{{prefix}}oauth_codes" (expires_at);
+
+-- A family (grant), or only the revocation mark of one: revokeFamily may come before the
+-- family exists (a replayed code), and then writes a row with client_id NULL that issue()
+-- finds. One row per family id, so issue() and revokeFamily() meet on one row lock.
+CREATE TABLE {{schema}}."{{prefix}}oauth_families" (
+  id           text PRIMARY KEY,
+  client_id    text,
+  subject      text,
+  scopes       text[],
+  resource     text,
+  auth_time    double precision,
+  created_at   double precision,
+  expires_at   double precision,
+  revoked_at   double precision,
+  retain_until double precision,
+  ends_at      double precision NOT NULL GENERATED ALWAYS AS (GREATEST(expires_at, retain_until)) STORED,
+  CHECK ((client_id IS NOT NULL AND scopes IS NOT NULL AND resource IS NOT NULL
+          AND created_at IS NOT NULL AND expires_at IS NOT NULL)
+         OR (client_id IS NULL AND revoked_at IS NOT NULL AND retain_until IS NOT NULL))
+);
+CREATE INDEX "{{prefix}}oauth_families_ends_at"
+  ON {{schema}}."{{prefix}}oauth_families" (ends_at);
+
+CREATE TABLE {{schema}}."{{prefix}}oauth_tokens" (
+  token_hash   text PRIMARY KEY,
+  family_id    text NOT NULL,
+  kind         text NOT NULL CHECK (kind IN ('access_token', 'refresh_token')),
+  jti          text NOT NULL,
+  issued_at    double precision NOT NULL,
+  expires_at   double precision NOT NULL,
+  confirmation jsonb,
+  revoked_at   double precision,
+  rotated_at   double precision
+);
+CREATE INDEX "{{prefix}}oauth_tokens_expires_at"
+  ON {{schema}}."{{prefix}}oauth_tokens" (expires_at);
+
+CREATE TABLE {{schema}}."{{prefix}}oauth_replay_cache" (
+  key        text PRIMARY KEY,
+  expires_at double precision NOT NULL
+);
+CREATE INDEX "{{prefix}}oauth_replay_cache_expiry"
+  ON {{schema}}."{{prefix}}oauth_replay_cache" (expires_at);
 `,
   },
 ])
@@ -197,7 +281,7 @@ ${BLOCK_TAG}`
  * import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
  *
  * const db = new PGlite()
- * await migrate(db) // { applied: ['0001_idempotency_records'] }
+ * await migrate(db) // { applied: ['0001_idempotency_records', '0002_oauth'] }
  * await migrate(db) // { applied: [] }
  * const store = new PostgresIdempotencyStore({ db })
  * ```

@@ -1,12 +1,14 @@
 import type { IdempotencyStore } from '@api-blocks/idempotency'
+import type { OAuthStore } from '@api-blocks/oauth'
 import type { ProblemError } from '@api-blocks/problem-details'
 import { describe, expectTypeOf, test } from 'vitest'
 import type {
   RedisIdempotencyStoreOptions,
+  RedisOAuthStoreOptions,
   RedisScriptClient,
   RedisStoreErrorCode,
 } from './index.ts'
-import { RedisIdempotencyStore, RedisStoreError } from './index.ts'
+import { RedisIdempotencyStore, RedisOAuthStore, RedisStoreError } from './index.ts'
 
 describe('public generics of @api-blocks/redis', () => {
   test('RedisIdempotencyStore is an IdempotencyStore: every operation a Promise', () => {
@@ -15,6 +17,14 @@ describe('public generics of @api-blocks/redis', () => {
     expectTypeOf<RedisIdempotencyStoreOptions['client']>().toEqualTypeOf<RedisScriptClient>()
     // @ts-expect-error: a client is required
     new RedisIdempotencyStore({ prefix: 'p:' })
+  })
+
+  test('RedisOAuthStore is an OAuthStore: every method a Promise', () => {
+    expectTypeOf<RedisOAuthStore>().toExtend<OAuthStore>()
+    expectTypeOf<RedisOAuthStore['rotateRefresh']>().returns.toExtend<Promise<unknown>>()
+    expectTypeOf<RedisOAuthStoreOptions['client']>().toEqualTypeOf<RedisScriptClient>()
+    // @ts-expect-error: a client is required
+    new RedisOAuthStore({ prefix: 'p:' })
   })
 
   test('RedisStoreError narrows its code', () => {

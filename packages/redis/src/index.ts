@@ -1,8 +1,8 @@
 /**
  * Redis implementations of the api-blocks store interfaces, on a client you create and connect
- * (node-redis): `RedisIdempotencyStore` and `RedisRateLimitStore`. Each store operation is one
- * Lua script run by `EVALSHA`: one round trip, atomic per key. Both pass their package's
- * conformance suite against a real server.
+ * (node-redis): `RedisIdempotencyStore`, `RedisRateLimitStore` and `RedisOAuthStore`. Each
+ * store operation is one Lua script run by `EVALSHA`: one round trip, atomic. Each passes its
+ * package's conformance suite against a real server.
  *
  * @example
  * ```ts
@@ -22,6 +22,8 @@ export type { RedisStoreErrorCode } from './error.ts'
 export { RedisStoreError } from './error.ts'
 export type { RedisIdempotencyStoreOptions } from './idempotency-store.ts'
 export { RedisIdempotencyStore } from './idempotency-store.ts'
+export type { RedisOAuthStoreOptions } from './oauth-store.ts'
+export { RedisOAuthStore } from './oauth-store.ts'
 export type { RedisRateLimitStoreOptions } from './rate-limit-store.ts'
 export { RedisRateLimitStore } from './rate-limit-store.ts'
 export type { ReconnectBackoffOptions } from './reconnect.ts'
