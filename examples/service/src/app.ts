@@ -8,16 +8,20 @@ import {
   errorBoundary,
   limits,
   negotiation,
+  problemResponse,
   requestId,
 } from '@api-blocks/http'
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import { idempotency, MemoryIdempotencyStore } from '@api-blocks/idempotency'
 import type { CursorKey } from '@api-blocks/pagination'
 import { createCursorCodec } from '@api-blocks/pagination'
+import { problems } from '@api-blocks/problem-details'
 import type { RateLimitPolicy, RateLimitStore } from '@api-blocks/rate-limit'
 import { MemoryRateLimitStore, rateLimit, rateLimitKey } from '@api-blocks/rate-limit'
+import type { OAuthOptions } from './auth/server.ts'
+import { createOAuth, isOAuthPath } from './auth/server.ts'
 import type { Logger } from './log.ts'
-import { errorLog, idempotencyLog, rateLimitLog, requestLog } from './log.ts'
+import { errorLog, idempotencyLog, oauthLog, rateLimitLog, requestLog } from './log.ts'
 import { openApiDocument } from './openapi.ts'
 import { orderRoutes } from './orders/routes.ts'
 import type { OrderStore } from './orders/store.ts'
@@ -39,6 +43,12 @@ export interface ServiceOptions {
    * Idempotency-Key record in the transaction of its write.
    */
   orderStore?: OrderStore
+  /**
+   * The authorisation server the service is (issuer = `publicUrl`): users, clients, its store
+   * and keys, opaque or JWT access tokens (src/auth/server.ts). Default: the demo user and
+   * clients, in memory, with keys made for this process.
+   */
+  oauth?: OAuthOptions
   /** Browser origins allowed by CORS (default: a local front-end dev server). */
   corsOrigins?: readonly string[]
   /** Base URI of problem types (default: the catalog's `tag:` base). */
@@ -66,8 +76,8 @@ export interface ServiceOptions {
   idempotencyStore?: IdempotencyStore
   /**
    * The client's IP address, for an adapter that does not record it itself (keys the rate limit
-   * and the idempotency scope when there is no principal). Default: the address the adapter
-   * recorded (`clientAddressOf` of `@api-blocks/core`).
+   * of the public routes, the token endpoint and the login pages, where there is no principal).
+   * Default: the address the adapter recorded (`clientAddressOf` of `@api-blocks/core`).
    */
   clientAddress?: (request: Request) => string | undefined
   /**
@@ -93,6 +103,17 @@ const DEFAULT_RATE_LIMITS: readonly RateLimitPolicy[] = [
 
 /** Builds the service as one Fetch handler. */
 export function createService(options: ServiceOptions = {}): Handler {
+  return createServiceWithOAuth(options).handler
+}
+
+/**
+ * Builds the service and answers its authorisation server too (tests reach into it; `main.ts`
+ * prints its issuer).
+ */
+export function createServiceWithOAuth(options: ServiceOptions = {}): {
+  handler: Handler
+  oauth: ReturnType<typeof createOAuth>
+} {
   // One body limit for every route and every layer that reads a body: limits() records it per
   // request (core's setBodyLimit), so the idempotency middleware reads no more than the route
   // accepts and answers the same 413.
@@ -109,12 +130,24 @@ export function createService(options: ServiceOptions = {}): Handler {
     ...(options.clock ? { clock: options.clock } : {}),
   })
   const openapi = JSON.stringify(openApiDocument(publicUrl))
+  const oauth = createOAuth(
+    publicUrl,
+    { ...(logger ? { onEvent: oauthLog(logger) } : {}), ...options.oauth },
+    {
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.problemBase ? { problemBase: options.problemBase } : {}),
+    },
+  )
   const routes = router({
     '/': {
       GET: async () =>
         Response.json({
           name: 'api-blocks reference service',
-          links: { orders: '/v1/orders', openapi: '/openapi.json' },
+          links: {
+            orders: '/v1/orders',
+            openapi: '/openapi.json',
+            openid_configuration: '/.well-known/openid-configuration',
+          },
         }),
     },
     '/openapi.json': {
@@ -131,10 +164,9 @@ export function createService(options: ServiceOptions = {}): Handler {
   })
 
   // Where the caller connects from, for the blocks that key on it (core's clientAddressOf): what
-  // the adapter recorded, else what the `clientAddress` option says. Idempotency keys are
-  // scoped by it (no principal yet: bearer tokens come with the OAuth issue), so a client
-  // cannot replay another address's stored response; a keyed request with no address at all
-  // is refused (500), never put in one scope with every other anonymous client.
+  // the adapter recorded, else what the `clientAddress` option says. It keys the rate limit of
+  // what needs no token (/, /openapi.json, the token endpoint, the login pages); every /v1
+  // request has a principal, which keys its rate limit and its Idempotency-Keys instead.
   const recordAddress: Middleware = (request, next) => {
     if (clientAddressOf(request) === undefined) {
       const address = options.clientAddress?.(request)
@@ -143,44 +175,40 @@ export function createService(options: ServiceOptions = {}): Handler {
     return next(request)
   }
 
-  // Who the caller is, for the rate limit: rateLimitKey's defaults, the principal an
-  // authentication layer recorded (none yet), else the client address, IPv6 masked to /56. An
-  // unverified API key must not count (a client could send a fresh one with every request to
-  // get a fresh quota).
+  // Who the caller is, for the rate limit: rateLimitKey's defaults, the principal the bearer
+  // layer recorded (the user, or the client acting for itself), else the client address, IPv6
+  // masked to /56. An unverified API key must not count (a client could send a fresh one with
+  // every request to get a fresh quota).
   // A store that fails lets requests through (rateLimit's default, fail-open: a shared store that
   // is down should not take the API down) and is reported: to `logger` (src/log.ts), else to the
   // console at most once a minute.
-  const limit = rateLimit({
-    store: options.rateLimitStore ?? new MemoryRateLimitStore(),
-    policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
-    key: (request) => rateLimitKey(request),
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(logger ? { onEvent: rateLimitLog(logger, options.clock) } : {}),
-  })
+  const rateLimitStore = options.rateLimitStore ?? new MemoryRateLimitStore()
+  const limitBy = (key: (request: Request) => Promise<string>) =>
+    rateLimit({
+      store: rateLimitStore,
+      policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+      key,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(logger ? { onEvent: rateLimitLog(logger, options.clock) } : {}),
+    })
+  const limit = limitBy((request) => rateLimitKey(request))
+  // The token endpoint and the login pages are limited per address (principal: null): a
+  // password or client-secret guesser gets the same budget as anyone else.
+  const limitAnonymous = (handler: Handler): Handler => {
+    const middleware = limitBy((request) => rateLimitKey(request, { principal: null }))
+    return (request) => middleware(request, handler)
+  }
 
   const onError = options.onError ?? (logger ? errorLog(logger) : undefined)
-  return compose(
-    // Outermost: every response, errors included, carries X-Request-Id.
-    requestId({
-      ...(options.generateRequestId ? { generate: options.generateRequestId } : {}),
-      ...(options.problemBase ? { problem: { base: options.problemBase } } : {}),
-      ...(onError ? { onError } : {}),
-    }),
-    // One line per answer, with the request id; store failures below are logged with it too.
-    ...(logger ? [requestLog(logger)] : []),
-    // X-Request-Id is set outside cors() (so preflights carry it too): expose it explicitly.
-    cors({
-      origin: options.corsOrigins ?? ['http://localhost:5173'],
-      exposeHeaders: ['X-Request-Id'],
-    }),
-    limits({ maxBodyBytes }),
-    compress(),
+  // The API: JSON only, a bearer token on /v1 (before the limiter and the idempotency layer, so
+  // both key on the principal the token names).
+  const api = compose(
     negotiation({ types: ['application/json'], notAcceptable: true }),
-    recordAddress,
+    oauth.protect,
     limit,
     // docs/spec.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
     // first result is kept 24 hours and replayed; another body with the same key is a 409.
-    // Scoped by default: the principal, else the client address.
+    // Scoped by default: the principal (client and subject), never shared between two.
     idempotency({
       store: options.idempotencyStore ?? new MemoryIdempotencyStore(),
       methods: ['POST'],
@@ -192,4 +220,36 @@ export function createService(options: ServiceOptions = {}): Handler {
     // above treat it as an answer: rate-limit headers on it, a deterministic 4xx stored.
     errorBoundary(),
   )(routes)
+  // The authorisation server's endpoints (JSON and redirects) and its HTML pages sit outside
+  // negotiation() (which would answer a browser's Accept: text/html with 406) and outside the
+  // bearer layer; everything else is the API.
+  const authorization = limitAnonymous(async (request) => {
+    const response = await oauth.front(request)
+    return (
+      response ??
+      problemResponse(problems.notFound.create({ detail: 'No resource at this path.' }), request)
+    )
+  })
+  const front: Handler = (request) =>
+    isOAuthPath(new URL(request.url).pathname) ? authorization(request) : api(request)
+  const handler = compose(
+    // Outermost: every response, errors included, carries X-Request-Id.
+    requestId({
+      ...(options.generateRequestId ? { generate: options.generateRequestId } : {}),
+      ...(options.problemBase ? { problem: { base: options.problemBase } } : {}),
+      ...(onError ? { onError } : {}),
+    }),
+    // One line per answer, with the request id; store failures below are logged with it too.
+    ...(logger ? [requestLog(logger)] : []),
+    // X-Request-Id is set outside cors() (so preflights carry it too): expose it explicitly.
+    // The demo SPA's origin (its redirect URI's) may call /token and the API from the browser.
+    cors({
+      origin: options.corsOrigins ?? ['http://localhost:5173', 'http://127.0.0.1:5173'],
+      exposeHeaders: ['X-Request-Id', 'WWW-Authenticate'],
+    }),
+    limits({ maxBodyBytes }),
+    compress(),
+    recordAddress,
+  )(front)
+  return { handler, oauth }
 }

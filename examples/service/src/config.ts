@@ -1,6 +1,8 @@
 // Configuration read from the environment at start: what several instances must agree on (the
 // keys that sign cursors, the public URL) comes from here, never from per-process randomness or
 // from requests. Anything invalid stops the start with a message naming the variable.
+import { createPrivateKey } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { ApiBlocksError, decodeBase64url } from '@api-blocks/core'
 import type { CursorKey } from '@api-blocks/pagination'
 import { MIN_SECRET_BYTES } from '@api-blocks/pagination'
@@ -99,4 +101,130 @@ export function parsePublicUrl(text: string): string {
     throw new ConfigError('PUBLIC_URL must not carry credentials, a query or a fragment.')
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`
+}
+
+/**
+ * `OAUTH_TOKEN_KEY`: the HMAC key under which the authorisation server stores codes and tokens
+ * (hashed), at least 32 random bytes in unpadded base64url. Every instance that shares the
+ * OAuth store needs the same key, or a token issued by one is unknown to the others.
+ *
+ * @example
+ * ```ts
+ * parseTokenKey('3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA') // Uint8Array(32)
+ * ```
+ */
+export function parseTokenKey(text: string): Uint8Array {
+  const key = decodeBase64url(text.trim())
+  if (key === undefined) throw new ConfigError('OAUTH_TOKEN_KEY is not unpadded base64url.')
+  if (key.byteLength < 32) {
+    throw new ConfigError(
+      `OAUTH_TOKEN_KEY is ${key.byteLength} bytes; at least 32 (43 base64url characters).`,
+    )
+  }
+  return key
+}
+
+/** A key that signs ID tokens and JWT access tokens: the SigningKey of @api-blocks/oauth. */
+export interface ConfiguredSigningKey {
+  kid: string
+  alg: 'ES256' | 'RS256'
+  privateJwk: { kty: string } & Record<string, string>
+}
+
+const MAX_SIGNING_KEYS = 8
+const KID = /^[A-Za-z0-9._-]{1,64}$/
+const EC_MEMBERS = ['x', 'y', 'd'] as const
+const RSA_MEMBERS = ['n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'] as const
+
+/**
+ * `OAUTH_SIGNING_KEYS`: the private keys that sign ID tokens and JWT access tokens, first
+ * signs, all published in the JWKS (so a key is rotated in by putting it second, then first
+ * once caches have it, and out once no token it signed is alive). A JSON array of private
+ * JWKs, each with `kid` and `alg` (ES256 on P-256, or RS256 of at least 2048 bits), given
+ * inline or as the path of a file that holds it.
+ *
+ * @example
+ * ```ts
+ * parseSigningKeys('[{"kid":"2026-06","alg":"ES256","kty":"EC","crv":"P-256","x":"…","y":"…","d":"…"}]')
+ * ```
+ */
+export function parseSigningKeys(text: string): ConfiguredSigningKey[] {
+  let source = text.trim()
+  if (!source.startsWith('[')) {
+    try {
+      const bytes = readFileSync(source)
+      if (bytes.byteLength > 1024 * 1024)
+        throw new ConfigError('OAUTH_SIGNING_KEYS: the file is over 1 MiB.')
+      source = bytes.toString('utf8')
+    } catch (error) {
+      if (error instanceof ConfigError) throw error
+      throw new ConfigError(
+        'OAUTH_SIGNING_KEYS must be a JSON array of private JWKs, or the path of a file holding one.',
+      )
+    }
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(source)
+  } catch {
+    throw new ConfigError('OAUTH_SIGNING_KEYS is not valid JSON.')
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0 || parsed.length > MAX_SIGNING_KEYS) {
+    throw new ConfigError(
+      `OAUTH_SIGNING_KEYS must be an array of 1 to ${MAX_SIGNING_KEYS} private JWKs.`,
+    )
+  }
+  const keys: ConfiguredSigningKey[] = []
+  for (const [index, entry] of parsed.entries()) {
+    const where = `OAUTH_SIGNING_KEYS key ${index + 1}`
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new ConfigError(`${where} is not a JWK object.`)
+    }
+    const jwk = entry as Record<string, unknown>
+    const kid = jwk['kid']
+    if (typeof kid !== 'string' || !KID.test(kid)) {
+      throw new ConfigError(`${where}: "kid" must be 1 to 64 of A-Z a-z 0-9 . _ -.`)
+    }
+    if (keys.some((key) => key.kid === kid))
+      throw new ConfigError(`${where}: the kid "${kid}" is used twice.`)
+    const alg = jwk['alg']
+    const members =
+      alg === 'ES256' && jwk['kty'] === 'EC' && jwk['crv'] === 'P-256'
+        ? EC_MEMBERS
+        : alg === 'RS256' && jwk['kty'] === 'RSA'
+          ? RSA_MEMBERS
+          : undefined
+    if (members === undefined) {
+      throw new ConfigError(
+        `${where} ("${kid}"): "alg" must be ES256 (kty EC, crv P-256) or RS256 (kty RSA).`,
+      )
+    }
+    for (const member of members) {
+      if (typeof jwk[member] !== 'string' || decodeBase64url(jwk[member] as string) === undefined) {
+        throw new ConfigError(
+          `${where} ("${kid}"): "${member}" is missing or not base64url (a private key is needed).`,
+        )
+      }
+    }
+    const privateJwk: { kty: string } & Record<string, string> = { kty: jwk['kty'] as string }
+    if (alg === 'ES256') privateJwk['crv'] = 'P-256'
+    for (const member of members) privateJwk[member] = jwk[member] as string
+    try {
+      const key = createPrivateKey({ key: privateJwk, format: 'jwk' })
+      if (alg === 'RS256' && (key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) {
+        throw new ConfigError(`${where} ("${kid}"): an RSA key must have at least 2048 bits.`)
+      }
+    } catch (error) {
+      if (error instanceof ConfigError) throw error
+      throw new ConfigError(`${where} ("${kid}"): not a valid private key.`)
+    }
+    keys.push({ kid, alg: alg as 'ES256' | 'RS256', privateJwk })
+  }
+  return keys
+}
+
+/** `ACCESS_TOKEN_FORMAT`: `opaque` (default) or `jwt`. */
+export function parseAccessTokenFormat(text: string): 'opaque' | 'jwt' {
+  if (text === 'opaque' || text === 'jwt') return text
+  throw new ConfigError(`ACCESS_TOKEN_FORMAT must be opaque or jwt (got "${text.slice(0, 40)}").`)
 }

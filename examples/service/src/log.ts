@@ -213,3 +213,21 @@ function pathOf(url: string): string {
   const query = url.indexOf('?', start)
   return query === -1 ? url.slice(start) : url.slice(start, query)
 }
+
+/** What the authorisation server reports (never a token or a secret): what an attack looks like. */
+const OAUTH_WARNINGS = new Set([
+  'refresh_token_reused',
+  'code_replayed',
+  'client_authentication_failed',
+])
+
+/**
+ * The authorisation server's events: a reused refresh token, a replayed code and a failed
+ * client authentication at warn (each may be an attack), the rest at debug.
+ */
+export function oauthLog(logger: Logger): (event: { type: string }) => void {
+  return (event) => {
+    if (OAUTH_WARNINGS.has(event.type)) logger.warn({ oauth: event }, `oauth: ${event.type}`)
+    else logger.debug({ oauth: event }, `oauth: ${event.type}`)
+  }
+}

@@ -5,7 +5,17 @@ import type { Handler } from '@api-blocks/http'
 import type { ServeOptions } from '@api-blocks/node'
 import { serve } from '@api-blocks/node'
 import { createService } from './app.ts'
-import { ConfigError, parseCursorKeys, parsePublicUrl } from './config.ts'
+import type { Accounts } from './auth/accounts.ts'
+import { loadAccounts } from './auth/accounts.ts'
+import type { ConfiguredSigningKey } from './config.ts'
+import {
+  ConfigError,
+  parseAccessTokenFormat,
+  parseCursorKeys,
+  parsePublicUrl,
+  parseSigningKeys,
+  parseTokenKey,
+} from './config.ts'
 import { createLogger, errorLog, isLogLevel, LOG_LEVELS } from './log.ts'
 import { openStores } from './stores.ts'
 
@@ -17,14 +27,38 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
 const host = process.env['HOST'] ?? '127.0.0.1'
 // PUBLIC_URL: where clients reach the service (behind a proxy: its URL), the base of Location
 // and Link; CURSOR_SECRET: the keys that sign list cursors, the same on every instance
-// (docs/service.md, "Several instances"). Invalid values stop the start.
-let config: { publicUrl?: string; cursorKeys?: ReturnType<typeof parseCursorKeys> }
+// (docs/service.md, "Several instances"). The authorisation server's (docs/service.md, "OAuth"):
+// OAUTH_CONFIG (more users and clients), OAUTH_TOKEN_KEY and OAUTH_SIGNING_KEYS (required with
+// a shared store: every instance must hash tokens and sign ID tokens alike), ACCESS_TOKEN_FORMAT.
+// Invalid values stop the start.
+let config: {
+  publicUrl?: string
+  cursorKeys?: ReturnType<typeof parseCursorKeys>
+  accounts?: Accounts
+  tokenKey?: Uint8Array
+  signingKeys?: ConfiguredSigningKey[]
+  accessTokenFormat: 'opaque' | 'jwt'
+}
 try {
+  const env = process.env
   config = {
-    ...(process.env['PUBLIC_URL'] ? { publicUrl: parsePublicUrl(process.env['PUBLIC_URL']) } : {}),
-    ...(process.env['CURSOR_SECRET']
-      ? { cursorKeys: parseCursorKeys(process.env['CURSOR_SECRET']) }
+    ...(env['PUBLIC_URL'] ? { publicUrl: parsePublicUrl(env['PUBLIC_URL']) } : {}),
+    ...(env['CURSOR_SECRET'] ? { cursorKeys: parseCursorKeys(env['CURSOR_SECRET']) } : {}),
+    ...(env['OAUTH_CONFIG'] ? { accounts: loadAccounts(env['OAUTH_CONFIG']) } : {}),
+    ...(env['OAUTH_TOKEN_KEY'] ? { tokenKey: parseTokenKey(env['OAUTH_TOKEN_KEY']) } : {}),
+    ...(env['OAUTH_SIGNING_KEYS']
+      ? { signingKeys: parseSigningKeys(env['OAUTH_SIGNING_KEYS']) }
       : {}),
+    accessTokenFormat: parseAccessTokenFormat(env['ACCESS_TOKEN_FORMAT'] || 'opaque'),
+  }
+  if (env['REDIS_URL'] || env['DATABASE_URL']) {
+    for (const name of ['OAUTH_TOKEN_KEY', 'OAUTH_SIGNING_KEYS']) {
+      if (!env[name]) {
+        throw new ConfigError(
+          `${name} must be set when REDIS_URL or DATABASE_URL is: every instance sharing the OAuth store needs the same one (npm run oauth-secrets prints new ones).`,
+        )
+      }
+    }
   }
 } catch (error) {
   if (!(error instanceof ConfigError)) throw error
@@ -99,6 +133,13 @@ try {
     ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
     ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
     ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
+    oauth: {
+      ...(config.accounts ?? {}),
+      ...(stores.oauthStore ? { store: stores.oauthStore } : {}),
+      ...(config.tokenKey ? { tokenKey: config.tokenKey } : {}),
+      ...(config.signingKeys ? { signingKeys: config.signingKeys } : {}),
+      accessTokenFormat: config.accessTokenFormat,
+    },
     rateLimits,
     ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
     logger,
@@ -111,22 +152,29 @@ try {
   process.exit(1)
 }
 
+// The first minute: a token for the demo back end (client credentials), then the API with it.
+const token = `curl -s -u demo-backend:demo-backend-secret -d grant_type=client_credentials -d 'scope=read:orders write:orders' ${base}/token`
 console.log(`api-blocks reference service listening on ${base}
-  orders:   ${base}/v1/orders
+  orders:   ${base}/v1/orders (a bearer token: scope read:orders to read, write:orders to write)
   openapi:  ${base}/openapi.json
+  issuer:   ${publicUrl} (OAuth 2.0 / OpenID Connect: ${publicUrl}/.well-known/openid-configuration)
+  tokens:   ${config.accessTokenFormat === 'jwt' ? 'JWT access tokens (ACCESS_TOKEN_FORMAT=jwt)' : 'opaque access tokens, checked in process: a revocation takes effect at once'}
+  keys:     ${config.tokenKey && config.signingKeys ? `token key and signing key "${config.signingKeys[0]?.kid}" from OAUTH_TOKEN_KEY and OAUTH_SIGNING_KEYS` : 'random for this process: tokens die with it (set OAUTH_TOKEN_KEY and OAUTH_SIGNING_KEYS to keep them)'}
+  sign in:  ada / lovelace (demo clients: demo-backend / demo-backend-secret, and the public demo-spa)
   storage:  ${stores.description}
   public:   ${publicUrl} (Location and Link; set PUBLIC_URL behind a proxy)
   cursors:  ${config.cursorKeys ? `signed with key "${config.cursorKeys[0]?.id}" (CURSOR_SECRET)` : 'WARNING: CURSOR_SECRET is not set: a random key, so cursors die with this process and fail on any other instance'}
 
 Try (docs/service.md walks through every convention):
-  curl -i -X POST ${base}/v1/orders -H 'content-type: application/json' -H 'idempotency-key: k1' \\
-       -d '{"customer":"Ada Lovelace","items":[{"sku":"BOOK-042","quantity":2}]}'
-  curl -i '${base}/v1/orders?limit=1'
-  curl -i <the Location of the order> -H 'if-none-match: "1"'
-  curl -i -X PATCH <the Location> -H 'if-match: "1"' -H 'content-type: application/json' \\
-       -d '{"note":"Gift wrap"}'
-  curl -i -X POST <the Location>/cancel
-  curl -i -X DELETE ${base}/v1/orders
+  TOKEN=$(${token} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
+  curl -i ${base}/v1/orders -H "authorization: Bearer $TOKEN"
+  curl -i -X POST ${base}/v1/orders -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' \\
+       -H 'idempotency-key: k1' -d '{"customer":"Ada Lovelace","items":[{"sku":"BOOK-042","quantity":2}]}'
+  curl -i <the Location of the order> -H "authorization: Bearer $TOKEN" -H 'if-none-match: "1"'
+  curl -i -X PATCH <the Location> -H "authorization: Bearer $TOKEN" -H 'if-match: "1"' \\
+       -H 'content-type: application/json' -d '{"note":"Gift wrap"}'
+  curl -i -X POST <the Location>/cancel -H "authorization: Bearer $TOKEN"
+  curl -i ${base}/v1/orders          # no token: 401 with WWW-Authenticate: Bearer
 `)
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -52,7 +52,52 @@ function body(id: string): Json {
   }
 }
 
-/** Builds the OpenAPI 3.1 document; `serverUrl` is where the service listens. */
+// Every /v1 operation needs a bearer token (RFC 6750) from the service's own authorisation server:
+// reads read:orders, writes write:orders. 401 and 403 carry WWW-Authenticate.
+const READ = [{ oauth2: ['read:orders'] }]
+const WRITE = [{ oauth2: ['write:orders'] }]
+const unauthorized = problem(
+  'No token, or an invalid, expired or revoked one (WWW-Authenticate: Bearer, error="invalid_token" when one was sent)',
+)
+const forbidden = problem(
+  'The token lacks the scope (WWW-Authenticate: Bearer error="insufficient_scope")',
+)
+
+/** Adds the security requirement and the 401 and 403 answers to each operation of `paths`. */
+function secured(paths: Record<string, Json>): Record<string, Json> {
+  for (const item of Object.values(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (method === 'parameters') continue
+      const op = operation as Json
+      op['security'] = method === 'get' || method === 'head' ? READ : WRITE
+      op['responses'] = { ...(op['responses'] as Json), 401: unauthorized, 403: forbidden }
+    }
+  }
+  return paths
+}
+
+/** The OAuth 2.0 security scheme: the service is its own authorisation server (issuer `serverUrl`). */
+function oauthScheme(serverUrl: string): Json {
+  const scopes = {
+    'read:orders': 'Read orders and operations',
+    'write:orders': 'Create, change, cancel and delete orders',
+  }
+  return {
+    type: 'oauth2',
+    description: `Bearer tokens from the service's own authorisation server (issuer ${serverUrl}; discovery at ${serverUrl}/.well-known/openid-configuration). The code flow needs PKCE (S256).`,
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${serverUrl}/authorize`,
+        tokenUrl: `${serverUrl}/token`,
+        refreshUrl: `${serverUrl}/token`,
+        scopes,
+      },
+      clientCredentials: { tokenUrl: `${serverUrl}/token`, scopes },
+    },
+  }
+}
+
+/** Builds the OpenAPI 3.1 document; `serverUrl` is where the service listens (and its issuer). */
 export function openApiDocument(serverUrl: string): Json {
   const { schemas } = z.toJSONSchema(registry, {
     target: 'draft-2020-12',
@@ -76,7 +121,7 @@ export function openApiDocument(serverUrl: string): Json {
         'Implements the resource conventions of docs/spec.md §4.3 and §7.2 with the api-blocks building blocks. Errors are RFC 9457 problem details.',
     },
     servers: [{ url: serverUrl }],
-    paths: {
+    paths: secured({
       '/v1/orders': {
         get: {
           operationId: 'listOrders',
@@ -199,7 +244,10 @@ export function openApiDocument(serverUrl: string): Json {
           },
         },
       },
+    }),
+    components: {
+      schemas: { ...schemas, Problem: problemSchema },
+      securitySchemes: { oauth2: oauthScheme(serverUrl) },
     },
-    components: { schemas: { ...schemas, Problem: problemSchema } },
   }
 }

@@ -2,9 +2,15 @@
 // DATABASE_URL is set; then several instances behind a load balancer share idempotency
 // records (and, on Redis, rate-limit state), which is how the service grows past one machine.
 import type { IdempotencyStore } from '@api-blocks/idempotency'
-import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
+import type { OAuthStore } from '@api-blocks/oauth'
+import { migrate, PostgresIdempotencyStore, PostgresOAuthStore } from '@api-blocks/postgres'
 import type { RateLimitStore } from '@api-blocks/rate-limit'
-import { RedisIdempotencyStore, RedisRateLimitStore, reconnectBackoff } from '@api-blocks/redis'
+import {
+  RedisIdempotencyStore,
+  RedisOAuthStore,
+  RedisRateLimitStore,
+  reconnectBackoff,
+} from '@api-blocks/redis'
 import pg from 'pg'
 import { createClient } from 'redis'
 import { migrateOrders, PostgresOrderStore } from './orders/postgres-store.ts'
@@ -12,6 +18,12 @@ import type { OrderStore } from './orders/store.ts'
 
 export interface SharedStores {
   idempotencyStore?: IdempotencyStore
+  /**
+   * Interactions, codes, grants and tokens of the authorisation server: in PostgreSQL when
+   * `DATABASE_URL` is set (durable: a revocation survives a restart), else in Redis when
+   * `REDIS_URL` is.
+   */
+  oauthStore?: OAuthStore
   /** Orders and operations, in PostgreSQL when `DATABASE_URL` is set. */
   orderStore?: OrderStore
   rateLimitStore?: RateLimitStore
@@ -163,17 +175,28 @@ export async function openStores(
       stores.idempotencyStore = store
       // Orders too: every instance sees every order, and a create commits with its record.
       stores.orderStore = new PostgresOrderStore({ pool, schema, idempotencyStore: store })
-      // Expiry by a sweep: records past their 24-hour retention are deleted every minute.
+      // The authorisation server's state too: durable, so a revocation survives a restart of
+      // anything, and preferred to Redis when both are set (an evicting Redis could drop a
+      // family's revocation mark while its tokens stay).
+      const oauthStore = new PostgresOAuthStore({ db: pool, schema })
+      stores.oauthStore = oauthStore
+      // Expiry by a sweep: records past their retention (idempotency records 24 hours, OAuth
+      // codes, tokens and revocation marks their own) are deleted every minute.
       const sweep = setInterval(() => {
         store
           .sweepExpired(Date.now() - 60_000)
           .catch((error: Error) =>
             logger.error({ err: error, store: 'postgres' }, 'postgres: idempotency sweep failed'),
           )
+        oauthStore
+          .purgeExpired(Date.now() - 60_000)
+          .catch((error: Error) =>
+            logger.error({ err: error, store: 'postgres' }, 'postgres: OAuth purge failed'),
+          )
       }, 60_000)
       sweep.unref()
       closers.push(async () => clearInterval(sweep))
-      parts.push('orders and idempotency records in PostgreSQL')
+      parts.push('orders, idempotency records and OAuth state in PostgreSQL')
     }
     if (env.REDIS_URL) {
       const timeout = milliseconds(env.REDIS_TIMEOUT_MS, 500, 'REDIS_TIMEOUT_MS')
@@ -225,6 +248,10 @@ export async function openStores(
           prefix: `${prefix}idempotency:`,
         })
         parts.push('idempotency records in Redis')
+      }
+      if (!stores.oauthStore) {
+        stores.oauthStore = new RedisOAuthStore({ client, prefix: `${prefix}oauth:` })
+        parts.push('OAuth state in Redis')
       }
       parts.push('rate limits in Redis')
     }

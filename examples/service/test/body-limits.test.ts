@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib'
 import { serve } from '@api-blocks/node'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createService } from '../src/app.ts'
+import { clientCredentialsToken } from './oauth-client.ts'
 
 const LIMIT = 64 * 1024
 const service = createService({
@@ -23,6 +24,9 @@ const handler = createService({
 const server = serve(service, { port: 0, hostname: '127.0.0.1', lightweight: true })
 await once(server, 'listening')
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+// A token of each instance's own authorisation server (every /v1 route needs one).
+const served = `Bearer ${await clientCredentialsToken(fetch, base)}`
+const inProcess = `Bearer ${await clientCredentialsToken(handler, base)}`
 afterAll(() => {
   server.closeAllConnections()
   return new Promise((resolve) => server.close(resolve))
@@ -34,7 +38,12 @@ let keys = 0
 function post(body: BodyInit, headers: Record<string, string> = {}) {
   return fetch(`${base}/v1/orders`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      authorization: served,
+      ...headers,
+    },
     body,
     duplex: 'half',
   } as RequestInit)
@@ -76,7 +85,7 @@ describe('one body limit per route', () => {
     const request = (body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
       new Request(`${base}/v1/orders`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
+        headers: { 'content-type': 'application/json', authorization: inProcess, ...headers },
         body,
         duplex: 'half',
       } as RequestInit)

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { encodeBase64url } from '@api-blocks/core'
 import { describe, expect, test } from 'vitest'
 import { ConfigError, parseCursorKeys, parsePublicUrl } from '../src/config.ts'
+import { apiFetch } from './oauth-client.ts'
 
 const secret = (fill: number, bytes = 32) => encodeBase64url(new Uint8Array(bytes).fill(fill))
 
@@ -94,6 +95,71 @@ describe('npm start', () => {
     expect(url.stderr).toMatch(/^Invalid configuration: PUBLIC_URL must be an absolute URL/)
   })
 
+  test('invalid OAuth settings stop the start; with a shared store the keys are required', async () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [
+        { OAUTH_TOKEN_KEY: 'c2hvcnQ' },
+        /^Invalid configuration: OAUTH_TOKEN_KEY is 5 bytes; at least 32/,
+      ],
+      [
+        { OAUTH_SIGNING_KEYS: '[{"kid":"k"}]' },
+        /^Invalid configuration: OAUTH_SIGNING_KEYS key 1 \("k"\): "alg" must be ES256/,
+      ],
+      [
+        { ACCESS_TOKEN_FORMAT: 'paseto' },
+        /^Invalid configuration: ACCESS_TOKEN_FORMAT must be opaque or jwt/,
+      ],
+      [{ OAUTH_CONFIG: '/no/such/file.json' }, /^Invalid configuration: OAUTH_CONFIG: cannot read/],
+      // Checked before any connection is tried (nothing listens on port 1).
+      [
+        { REDIS_URL: 'redis://127.0.0.1:1' },
+        /^Invalid configuration: OAUTH_TOKEN_KEY must be set when REDIS_URL or DATABASE_URL is/,
+      ],
+      [
+        { DATABASE_URL: 'postgres://127.0.0.1:1/x', OAUTH_TOKEN_KEY: secret(1) },
+        /^Invalid configuration: OAUTH_SIGNING_KEYS must be set when REDIS_URL or DATABASE_URL is/,
+      ],
+    ]
+    for (const [env, message] of cases) {
+      const result = await start(env)
+      expect(result.code, JSON.stringify(env)).toBe(1)
+      expect(result.stderr).toMatch(message)
+    }
+  })
+
+  test('the banner prints the issuer and a ready command that gets a token and calls /v1/orders with it', async () => {
+    const child = spawn(process.execPath, ['--conditions=@api-blocks/source', main], {
+      env: { PATH: process.env['PATH'] ?? '', PORT: '0', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    try {
+      let stdout = ''
+      child.stdout.setEncoding('utf8')
+      for await (const chunk of child.stdout) {
+        stdout += chunk
+        if (stdout.includes('no token: 401')) break
+      }
+      const base = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? ''
+      expect(stdout).toContain(
+        `issuer:   ${base} (OAuth 2.0 / OpenID Connect: ${base}/.well-known/openid-configuration)`,
+      )
+      // The first two commands of "Try", run by a shell as printed.
+      const lines = stdout.split('\n').map((line) => line.trim())
+      const first = lines.findIndex((line) => line.startsWith('TOKEN=$('))
+      expect(first).toBeGreaterThan(0)
+      const script = `${lines[first]}\n${lines[first + 1]} -s -o /dev/null -w '%{http_code}'`
+      const shell = spawn('/bin/sh', ['-c', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+      let status = ''
+      shell.stdout.on('data', (chunk: Buffer) => {
+        status += chunk
+      })
+      await once(shell, 'exit')
+      expect(status).toBe('200')
+    } finally {
+      child.kill('SIGTERM')
+    }
+  })
+
   test('the banner names the key, or warns that a random one is in use', async () => {
     const configured = await start({
       CURSOR_SECRET: `2026-06:${secret(7)}`,
@@ -120,7 +186,7 @@ describe('npm start', () => {
       const base = /listening on (http:\/\/\S+)/.exec(stdout)?.[1] ?? ''
       expect(base).toMatch(/:\d+$/)
       expect(base).not.toMatch(/:0$/)
-      const created = await fetch(`${base}/v1/orders`, {
+      const created = await apiFetch(`${base}/v1/orders`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ customer: 'Ada', items: [{ sku: 'B', quantity: 1 }] }),
@@ -128,7 +194,7 @@ describe('npm start', () => {
       expect(created.status).toBe(201)
       const location = created.headers.get('location') ?? ''
       expect(location.startsWith(`${base}/v1/orders/ord_`)).toBe(true)
-      expect((await fetch(location)).status).toBe(200)
+      expect((await apiFetch(location)).status).toBe(200)
     } finally {
       child.kill('SIGTERM')
     }

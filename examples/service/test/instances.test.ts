@@ -5,6 +5,7 @@ import type { CursorKey } from '@api-blocks/pagination'
 import type { RateLimitPolicy } from '@api-blocks/rate-limit'
 import { afterAll, describe, expect, test } from 'vitest'
 import type { StoreEnvironment } from '../src/stores.ts'
+import { apiFetch } from './oauth-client.ts'
 import { serveOnStores } from './serve-on-stores.ts'
 
 const cleanups: (() => Promise<void>)[] = []
@@ -29,7 +30,7 @@ const order = JSON.stringify({
   items: [{ sku: 'BOOK-042', quantity: 2 }],
 })
 const post = (base: string, key: string, body = order) =>
-  fetch(`${base}/v1/orders`, {
+  apiFetch(`${base}/v1/orders`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'idempotency-key': key },
     body,
@@ -55,7 +56,7 @@ async function sharesRecords(env: StoreEnvironment, sharesOrders: boolean): Prom
   expect(mismatch.status).toBe(409)
   await mismatch.body?.cancel()
   // Instance b created nothing; with orders in PostgreSQL it lists a's order, else nothing.
-  const listed = (await (await fetch(`${b}/v1/orders`)).json()).data
+  const listed = (await (await apiFetch(`${b}/v1/orders`)).json()).data
   expect(listed).toEqual(sharesOrders ? [JSON.parse(firstBody)] : [])
 }
 
@@ -168,20 +169,20 @@ describe.skipIf(!redisUrl || !databaseUrl)(
       expect(new Set(created.map((order) => order.id)).size).toBe(6)
       for (const [index, order] of created.entries()) {
         expect(order.location).toBe(`${PUBLIC}/v1/orders/${order.id}`)
-        const read = await fetch(`${at(index + 1)}${pathOf(order.location)}`)
+        const read = await apiFetch(`${at(index + 1)}${pathOf(order.location)}`)
         expect(read.status).toBe(200)
         expect((await read.json()).id).toBe(order.id)
       }
 
       // Pages: a cursor (and the Link) from one instance works on the other.
-      const all = (await (await fetch(`${a}/v1/orders?limit=100`)).json()).data.map(
+      const all = (await (await apiFetch(`${a}/v1/orders?limit=100`)).json()).data.map(
         (order: { id: string }) => order.id,
       )
       expect([...all].sort()).toEqual(created.map((order) => order.id).sort())
       const seen: string[] = []
       let path = '/v1/orders?limit=2'
       for (let pages = 0; pages < 10; pages += 1) {
-        const response = await fetch(`${at(pages)}${path}`)
+        const response = await apiFetch(`${at(pages)}${path}`)
         expect(response.status).toBe(200)
         const body = await response.json()
         seen.push(...body.data.map((order: { id: string }) => order.id))
@@ -195,10 +196,10 @@ describe.skipIf(!redisUrl || !databaseUrl)(
 
       // Conditional writes: If-Match with the ETag read on a, sent to b; then the stale one → 412.
       const target = created[0]!
-      const read = await fetch(`${a}${pathOf(target.location)}`)
+      const read = await apiFetch(`${a}${pathOf(target.location)}`)
       const etag = read.headers.get('etag') ?? ''
       const patch = (base: string, tag: string, note: string) =>
-        fetch(`${base}${pathOf(target.location)}`, {
+        apiFetch(`${base}${pathOf(target.location)}`, {
           method: 'PATCH',
           headers: { ...json, 'if-match': tag },
           body: JSON.stringify({ note }),
@@ -207,20 +208,20 @@ describe.skipIf(!redisUrl || !databaseUrl)(
       expect(fresh.status).toBe(200)
       const stale = await patch(a, etag, 'from a')
       expect(stale.status).toBe(412)
-      expect((await (await fetch(`${a}${pathOf(target.location)}`)).json()).note).toBe('from b')
+      expect((await (await apiFetch(`${a}${pathOf(target.location)}`)).json()).note).toBe('from b')
 
       // The 202 of the cancel action on a; its status monitor polled on b.
-      const accepted = await fetch(`${a}${pathOf(target.location)}/cancel`, { method: 'POST' })
+      const accepted = await apiFetch(`${a}${pathOf(target.location)}/cancel`, { method: 'POST' })
       expect(accepted.status).toBe(202)
       const monitor = pathOf(accepted.headers.get('location'))
-      let operation = await (await fetch(`${b}${monitor}`)).json()
+      let operation = await (await apiFetch(`${b}${monitor}`)).json()
       expect(operation).toMatchObject({ kind: 'order.cancel', target: pathOf(target.location) })
       for (let polls = 0; operation.status === 'running' && polls < 100; polls += 1) {
         await new Promise((resolve) => setTimeout(resolve, 50))
-        operation = await (await fetch(`${b}${monitor}`)).json()
+        operation = await (await apiFetch(`${b}${monitor}`)).json()
       }
       expect(operation.status).toBe('succeeded')
-      expect((await (await fetch(`${b}${pathOf(target.location)}`)).json()).status).toBe(
+      expect((await (await apiFetch(`${b}${pathOf(target.location)}`)).json()).status).toBe(
         'cancelled',
       )
     })
@@ -235,14 +236,14 @@ describe.skipIf(!redisUrl || !databaseUrl)(
       const stranger = await instance(env, { cursorKeys: [key('k3', 3)], rateLimits: many })
       for (let i = 0; i < 3; i += 1)
         expect((await post(old, `r-${crypto.randomUUID()}`)).status).toBe(201)
-      const { next_cursor: cursor } = await (await fetch(`${old}/v1/orders?limit=1`)).json()
+      const { next_cursor: cursor } = await (await apiFetch(`${old}/v1/orders?limit=1`)).json()
       expect(cursor).toMatch(/^v1\.k1\./)
-      const next = await fetch(`${rotated}/v1/orders?limit=1&after=${cursor}`)
+      const next = await apiFetch(`${rotated}/v1/orders?limit=1&after=${cursor}`)
       expect(next.status).toBe(200)
       // The rotated instance signs with its newest key.
       expect((await next.json()).next_cursor).toMatch(/^v1\.k2\./)
       // An instance without the key refuses the cursor: 400 invalid-cursor.
-      const refused = await fetch(`${stranger}/v1/orders?limit=1&after=${cursor}`)
+      const refused = await apiFetch(`${stranger}/v1/orders?limit=1&after=${cursor}`)
       expect(refused.status).toBe(400)
       expect((await refused.json()).type).toMatch(/invalid-cursor$/)
     })
@@ -254,7 +255,7 @@ describe.skipIf(!redisUrl || !databaseUrl)(
       const statuses: number[] = []
       const remaining: (string | null)[] = []
       for (const base of [a, b, a, b, a]) {
-        const response = await fetch(`${base}/v1/orders`)
+        const response = await apiFetch(`${base}/v1/orders`)
         statuses.push(response.status)
         remaining.push(response.headers.get('ratelimit-remaining'))
         await response.arrayBuffer()

@@ -14,6 +14,8 @@ import type { ServiceOptions } from '../src/app.ts'
 import { createService } from '../src/app.ts'
 import type { LogLevel } from '../src/log.ts'
 import { createLogger, ERROR_REPORT_INTERVAL_MS } from '../src/log.ts'
+import { MemoryOrderStore } from '../src/orders/store.ts'
+import { clientCredentialsToken } from './oauth-client.ts'
 
 interface Line {
   level: number
@@ -35,12 +37,26 @@ function logged(options: ServiceOptions = {}, level: LogLevel = 'info') {
     level,
     destination: { write: (line: string) => lines.push(JSON.parse(line) as Line) },
   })
-  const service = createService({
+  const inner = createService({
     rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }],
     clientAddress: () => '192.0.2.1',
     ...options,
     logger,
   })
+  // Every /v1 route needs a token: got on the first call, and what its request logged dropped,
+  // so each test sees the lines of its own requests only.
+  let token: Promise<string> | undefined
+  const service = async (request: Request): Promise<Response> => {
+    if (token === undefined) {
+      token = clientCredentialsToken(inner, 'http://service.test')
+      await token
+      lines.splice(0)
+    }
+    if (!request.headers.has('authorization')) {
+      request.headers.set('authorization', `Bearer ${await token}`)
+    }
+    return inner(request)
+  }
   return { lines, service }
 }
 
@@ -93,9 +109,13 @@ describe('a client’s 4xx', () => {
 
 describe('5xx and store failures', () => {
   test('a 5xx: the error at error with its stack and the request id, the answer at warn', async () => {
-    // Served without an adapter, the request has no client address: a keyed POST cannot be
-    // scoped to its caller and is refused with a 500 (src/app.ts).
-    const { lines, service } = logged({ clientAddress: () => undefined })
+    // An order store whose create fails with an error that is no problem: a 500.
+    class BrokenStore extends MemoryOrderStore {
+      override async create(): Promise<never> {
+        throw new Error('the disk is full')
+      }
+    }
+    const { lines, service } = logged({ orderStore: new BrokenStore() })
     const response = await service(
       new Request('http://service.test/v1/orders', {
         method: 'POST',
@@ -107,7 +127,7 @@ describe('5xx and store failures', () => {
     const reqId = response.headers.get('x-request-id')
     const failure = lines.find((line) => line.level === ERROR)
     expect(failure).toMatchObject({ msg: 'request failed', reqId })
-    expect(failure?.err?.stack).toContain('IdempotencyError')
+    expect(failure?.err?.stack).toContain('Error: the disk is full')
     expect(lines.find((line) => line.msg === 'answered')).toMatchObject({
       level: WARN,
       status: 500,
@@ -253,8 +273,10 @@ describe('npm start', () => {
         await once(service.child.stdout, 'data')
       }
       const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(service.stdout())![1]
+      const token = await clientCredentialsToken(fetch, `http://127.0.0.1:${port}`)
+      const headers = { authorization: `Bearer ${token}` }
       const reqId = await new Promise<string>((resolve, reject) =>
-        httpRequest({ port, host: '127.0.0.1', path: '/v1/orders/ord_999999' }, (res) => {
+        httpRequest({ port, host: '127.0.0.1', path: '/v1/orders/ord_999999', headers }, (res) => {
           res.resume()
           resolve(String(res.headers['x-request-id']))
         })

@@ -41,3 +41,37 @@ describe('/openapi.json', () => {
     }
   })
 })
+
+describe('/openapi.json declares the OAuth 2.0 security of /v1', () => {
+  test('an oauth2 scheme (authorization code with refresh, client credentials) on the public URL, and a scope per operation', async () => {
+    const doc = await (
+      await createService({ publicUrl: 'https://api.example' })(
+        new Request('http://x.test/openapi.json'),
+      )
+    ).json()
+    const scheme = doc.components.securitySchemes.oauth2
+    expect(scheme.type).toBe('oauth2')
+    expect(scheme.flows.authorizationCode).toMatchObject({
+      authorizationUrl: 'https://api.example/authorize',
+      tokenUrl: 'https://api.example/token',
+      refreshUrl: 'https://api.example/token',
+    })
+    expect(scheme.flows.clientCredentials.tokenUrl).toBe('https://api.example/token')
+    for (const flow of Object.values(scheme.flows) as { scopes: Record<string, string> }[]) {
+      expect(Object.keys(flow.scopes).sort()).toEqual(['read:orders', 'write:orders'])
+    }
+    let operations = 0
+    for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, unknown>][]) {
+      expect(path.startsWith('/v1/')).toBe(true)
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === 'parameters') continue
+        operations++
+        const op = operation as { security: unknown; responses: Record<string, unknown> }
+        const scope = method === 'get' ? 'read:orders' : 'write:orders'
+        expect(op.security, `${method} ${path}`).toEqual([{ oauth2: [scope] }])
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']))
+      }
+    }
+    expect(operations).toBe(8)
+  })
+})

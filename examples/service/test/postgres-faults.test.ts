@@ -16,6 +16,7 @@ import type { TestServer } from '../../../scripts/test-services.ts'
 import { servicesAvailable, startPostgres } from '../../../scripts/test-services.ts'
 import type { SharedStores, StoreLogger } from '../src/stores.ts'
 import { openStores } from '../src/stores.ts'
+import { apiFetch } from './oauth-client.ts'
 import type { RunningService } from './serve-on-stores.ts'
 import { serveOnStores } from './serve-on-stores.ts'
 
@@ -61,7 +62,7 @@ describe.skipIf(!available)(
 
     const order = JSON.stringify({ customer: 'Ada', items: [{ sku: 'BOOK-042', quantity: 1 }] })
     const post = (key?: string) =>
-      fetch(`${base}/v1/orders`, {
+      apiFetch(`${base}/v1/orders`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -69,7 +70,7 @@ describe.skipIf(!available)(
         },
         body: order,
       })
-    const list = () => fetch(`${base}/v1/orders?limit=100`)
+    const list = () => apiFetch(`${base}/v1/orders?limit=100`)
     async function timed(run: () => Promise<Response>): Promise<[Response, number]> {
       const started = performance.now()
       const response = await run()

@@ -11,8 +11,11 @@ import { gunzipSync } from 'node:zlib'
 import { serve } from '@api-blocks/node'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createService } from '../src/app.ts'
+import { clientCredentialsToken } from './oauth-client.ts'
 
 let port: number
+// Every /v1 route needs a bearer token.
+let token: string
 let server: ReturnType<typeof serve>
 beforeAll(async () => {
   server = serve(
@@ -24,6 +27,7 @@ beforeAll(async () => {
   )
   await once(server, 'listening')
   port = (server.address() as AddressInfo).port
+  token = await clientCredentialsToken(fetch, `http://127.0.0.1:${port}`)
 })
 afterAll(() => new Promise((resolve) => server.close(resolve)))
 
@@ -48,8 +52,11 @@ function send(
         port,
         method,
         path,
-        headers:
-          payload === undefined ? headers : { 'content-type': 'application/json', ...headers },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
       },
       (response) => {
         const chunks: Buffer[] = []

@@ -1,7 +1,10 @@
 // The service as src/main.ts serves it (node adapter, lightweight objects, a free port) on the
-// stores an environment names: what the instance and store-fault tests run against.
+// stores an environment names: what the instance, store-fault and OAuth tests run against. As
+// in main.ts, the service is made once the server listens, so its public URL (the issuer)
+// names the port it got, unless the options give one.
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
+import type { Handler } from '@api-blocks/http'
 import { serve } from '@api-blocks/node'
 import type { ServiceOptions } from '../src/app.ts'
 import { createService } from '../src/app.ts'
@@ -21,18 +24,27 @@ export async function serveOnStores(
   options: { logger?: StoreLogger; service?: ServiceOptions } = {},
 ): Promise<RunningService> {
   const stores = await openStores(env, options.logger ? { logger: options.logger } : {})
-  const server = serve(
-    createService({
-      ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
-      ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
-      ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
-      ...options.service,
-    }),
-    { port: 0, hostname: '127.0.0.1', lightweight: true },
-  )
+  let service: Handler | undefined
+  const server = serve((request) => (service as Handler)(request), {
+    port: 0,
+    hostname: '127.0.0.1',
+    lightweight: true,
+  })
   await once(server, 'listening')
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  service = createService({
+    publicUrl: base,
+    ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
+    ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
+    ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
+    ...options.service,
+    oauth: {
+      ...(stores.oauthStore ? { store: stores.oauthStore } : {}),
+      ...options.service?.oauth,
+    },
+  })
   return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    base,
     stores,
     close: async () => {
       await new Promise((resolve) => server.close(resolve))

@@ -2,14 +2,18 @@
 import fc from 'fast-check'
 import { beforeEach, describe, expect, test } from 'vitest'
 import { createService } from '../src/app.ts'
+import { clientCredentialsToken } from './oauth-client.ts'
 
 const BASE = 'http://service.test'
 // Where clients reach the service: absolute URLs are built on it, never on the Host (BASE).
 const PUBLIC = 'https://api.example'
 let tasks: (() => void)[]
 let service: ReturnType<typeof createService>
+// Every /v1 route needs a bearer token: the demo back end's, read:orders and write:orders, got
+// from the service's own token endpoint (test/oauth-*.test.ts test the tokens themselves).
+let token: string
 
-beforeEach(() => {
+beforeEach(async () => {
   tasks = []
   let id = 0
   service = createService({
@@ -23,6 +27,7 @@ beforeEach(() => {
     // Where the requests come from: what scopes their Idempotency-Keys.
     clientAddress: () => '192.0.2.1',
   })
+  token = await clientCredentialsToken(service, BASE)
 })
 
 function call(
@@ -31,6 +36,7 @@ function call(
   init: { body?: unknown; headers?: Record<string, string> } = {},
 ) {
   const headers = new Headers(init.headers)
+  if (!headers.has('authorization')) headers.set('authorization', `Bearer ${token}`)
   let body: string | undefined
   if (init.body !== undefined) {
     body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body)
@@ -56,7 +62,8 @@ describe('docs/spec.md §4.3 conventions on /v1/orders', () => {
     expect(response.headers.get('location')).toBe(`${PUBLIC}/v1/orders/${order.id}`)
     expect(order.id).toMatch(/^ord_[0-9A-HJKMNP-TV-Z]{26}$/)
     expect(response.headers.get('content-type')).toBe('application/json')
-    expect(response.headers.get('x-request-id')).toBe('req-1')
+    // req-1 was the token request of beforeEach.
+    expect(response.headers.get('x-request-id')).toBe('req-2')
     expect(order).toMatchObject({ ...newOrder, status: 'open', note: null, version: 1 })
   })
 
@@ -283,7 +290,19 @@ describe('bad input gets the right problem', () => {
       'FOO',
     )
     const paths = fc.oneof(
-      fc.constantFrom('/v1/orders', '/v1/orders/ord_000001', '/v1/orders/ord_000001/cancel', '/'),
+      fc.constantFrom(
+        '/v1/orders',
+        '/v1/orders/ord_000001',
+        '/v1/orders/ord_000001/cancel',
+        '/',
+        '/token',
+        '/authorize',
+        '/login',
+        '/consent',
+        '/oauth/introspect',
+        '/oauth/revoke',
+        '/.well-known/openid-configuration',
+      ),
       fc.webPath(),
     )
     const headerValue = fc.string({ maxLength: 300 }).filter((v) => !/[\r\n\0]/.test(v))
@@ -296,6 +315,8 @@ describe('bad input gets the right problem', () => {
         'content-type',
         'x-request-id',
         'if-match',
+        'authorization',
+        'cookie',
       ),
       headerValue,
       { maxKeys: 4 },
@@ -304,23 +325,34 @@ describe('bad input gets the right problem', () => {
       nil: undefined,
     })
     await fc.assert(
-      fc.asyncProperty(methods, paths, headers, body, async (method, path, hdrs, payload) => {
-        await create()
-        let request: Request
-        try {
-          request = new Request(`${BASE}${path.startsWith('/') ? path : `/${path}`}`, {
-            method,
-            headers: hdrs,
-            body: method === 'GET' || method === 'HEAD' ? null : (payload ?? null),
-          })
-        } catch {
-          return // not a request a client could send
-        }
-        const response = await service(request)
-        expect(response.status).toBeLessThan(500)
-        expect(response.headers.get('x-request-id')).toBeTruthy()
-        await response.arrayBuffer()
-      }),
+      fc.asyncProperty(
+        methods,
+        paths,
+        headers,
+        body,
+        fc.boolean(),
+        async (method, path, hdrs, payload, authorized) => {
+          await create()
+          let request: Request
+          try {
+            request = new Request(`${BASE}${path.startsWith('/') ? path : `/${path}`}`, {
+              method,
+              // Mostly with a valid token, so the layers behind the bearer check see the input too.
+              headers:
+                authorized && hdrs['authorization'] === undefined
+                  ? { ...hdrs, authorization: `Bearer ${token}` }
+                  : hdrs,
+              body: method === 'GET' || method === 'HEAD' ? null : (payload ?? null),
+            })
+          } catch {
+            return // not a request a client could send
+          }
+          const response = await service(request)
+          expect(response.status).toBeLessThan(500)
+          expect(response.headers.get('x-request-id')).toBeTruthy()
+          await response.arrayBuffer()
+        },
+      ),
       { interruptAfterTimeLimit: 4000, numRuns: 400 },
     )
   })
@@ -451,7 +483,10 @@ describe('rate limits (docs/spec.md §7.2, §8)', () => {
       rateLimits: [{ name: 'burst', quota: 3, windowSeconds: 1 }],
       clientAddress: () => '203.0.113.7',
     })
-    const get = () => limited(new Request(`${BASE}/v1/orders`))
+    // The token request is charged to the address; /v1 to the principal the token names.
+    const bearer = `Bearer ${await clientCredentialsToken(limited, BASE)}`
+    const get = () =>
+      limited(new Request(`${BASE}/v1/orders`, { headers: { authorization: bearer } }))
     for (const remaining of ['2', '1', '0']) {
       const response = await get()
       expect(response.status).toBe(200)
@@ -471,13 +506,13 @@ describe('rate limits (docs/spec.md §7.2, §8)', () => {
     expect((await get()).status).toBe(200)
   })
 
-  test('clients are limited apart by IP (IPv6 by /56); an unverified API key changes nothing', async () => {
+  test('without a token (public routes), clients are limited apart by IP (IPv6 by /56); an unverified API key changes nothing', async () => {
     const limited = createService({
       rateLimits: [{ name: 'burst', quota: 1, windowSeconds: 60 }],
       clientAddress: (request) => request.headers.get('x-test-ip') ?? undefined,
     })
     const get = (headers: Record<string, string>) =>
-      limited(new Request(`${BASE}/v1/orders`, { headers }))
+      limited(new Request(`${BASE}/openapi.json`, { headers }))
     expect((await get({ 'x-test-ip': '2001:db8:0:1::1' })).status).toBe(200)
     expect((await get({ 'x-test-ip': '2001:db8:0:2::9' })).status).toBe(429) // same /56
     expect((await get({ 'x-test-ip': '2001:db8:1::1' })).status).toBe(200)
@@ -586,8 +621,16 @@ describe('edge input and URLs', () => {
 
   test('MUST NOT build Location or Link from the Host header: a forged Host changes nothing', async () => {
     for (let i = 0; i < 3; i += 1) await create()
-    const forged = (path: string, init?: RequestInit) =>
-      service(new Request(`http://evil.example${path}`, init))
+    const forged = (path: string, init: RequestInit = {}) =>
+      service(
+        new Request(`http://evil.example${path}`, {
+          ...init,
+          headers: {
+            ...(init.headers as Record<string, string>),
+            authorization: `Bearer ${token}`,
+          },
+        }),
+      )
     const created = await forged('/v1/orders', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -602,11 +645,19 @@ describe('edge input and URLs', () => {
     const clock = () => Date.UTC(2026, 10, 22, 10, 0, 0)
     const options = { clock, rateLimits: [{ name: 'tests', quota: 1000, windowSeconds: 1 }] }
     const [a, b] = [createService(options), createService(options)]
+    // Each instance is its own authorisation server here (memory store, random keys).
+    const tokens = new Map([
+      [a, await clientCredentialsToken(a, BASE)],
+      [b, await clientCredentialsToken(b, BASE)],
+    ])
     const post = (instance: typeof service) =>
       instance(
         new Request(`${BASE}/v1/orders`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${tokens.get(instance)}`,
+          },
           body: JSON.stringify(newOrder),
         }),
       ).then((response) => response.json() as Promise<{ id: string }>)

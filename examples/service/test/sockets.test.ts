@@ -8,6 +8,7 @@ import type { Socket } from 'node:net'
 import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, test } from 'vitest'
+import { clientCredentialsToken } from './oauth-client.ts'
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url))
 const children: ChildProcess[] = []
@@ -85,8 +86,12 @@ describe('CONNECT and TRACE', () => {
 
   test('TRACE MUST be answered 405 with Allow and X-Request-Id, like any method the resource lacks', async () => {
     const port = await start()
+    // With a token: /v1 answers 401 to anything without one, TRACE included.
+    const token = await clientCredentialsToken(fetch, `http://127.0.0.1:${port}`)
     const socket = open(port)
-    socket.end('TRACE /v1/orders HTTP/1.1\r\nHost: x\r\nX-Request-Id: trace-1\r\n\r\n')
+    socket.end(
+      `TRACE /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nX-Request-Id: trace-1\r\n\r\n`,
+    )
     const { text } = await untilClosed(socket)
     expect(text.startsWith('HTTP/1.1 405 ')).toBe(true)
     expect(header(text, 'allow')).toBe('GET, HEAD, POST, OPTIONS')
@@ -95,8 +100,11 @@ describe('CONNECT and TRACE', () => {
 
   test('TRACE and CONNECT with a coded entity tag are still 405, never a 500 (RFC 9110 §13.2.1: no preconditions)', async () => {
     const port = await start()
+    const token = await clientCredentialsToken(fetch, `http://127.0.0.1:${port}`)
     const trace = open(port)
-    trace.end('TRACE /v1/orders HTTP/1.1\r\nHost: x\r\nIf-Match: "a%-gzip"\r\n\r\n')
+    trace.end(
+      `TRACE /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nIf-Match: "a%-gzip"\r\n\r\n`,
+    )
     expect((await untilClosed(trace)).text.startsWith('HTTP/1.1 405 ')).toBe(true)
     const tunnel = open(port)
     tunnel.end(

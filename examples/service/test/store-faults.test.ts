@@ -6,10 +6,13 @@
 //   its deadline and then at once (its breaker);
 // - a keyed POST fails closed: 503, Retry-After and a problem body, the order not created;
 // - after the server is back, everything recovers (the client reconnects with backoff).
+
+import { MemoryOAuthStore } from '@api-blocks/oauth'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { TestServer } from '../../../scripts/test-services.ts'
 import { servicesAvailable, startRedis } from '../../../scripts/test-services.ts'
 import type { StoreLogger } from '../src/stores.ts'
+import { apiFetch } from './oauth-client.ts'
 import type { RunningService } from './serve-on-stores.ts'
 import { serveOnStores } from './serve-on-stores.ts'
 
@@ -44,10 +47,18 @@ describe.skipIf(!available)(
         { REDIS_URL: redis.url, REDIS_PREFIX: `test:${crypto.randomUUID()}:` },
         {
           logger,
-          service: { rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }] },
+          service: {
+            rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }],
+            // OAuth state in memory here, so the routes below still authenticate while Redis
+            // is down: these tests are about the limiter and the idempotency records (the
+            // describe after them puts the OAuth state in Redis).
+            oauth: { store: new MemoryOAuthStore() },
+          },
         },
       )
       base = running.base
+      // The token (/v1 needs one) is got while Redis is up; the tests then use it throughout.
+      await (await apiFetch(`${base}/v1/orders`)).arrayBuffer()
     }, 30_000)
 
     afterAll(async () => {
@@ -57,7 +68,7 @@ describe.skipIf(!available)(
 
     const order = JSON.stringify({ customer: 'Ada', items: [{ sku: 'BOOK-042', quantity: 1 }] })
     const post = (key: string) =>
-      fetch(`${base}/v1/orders`, {
+      apiFetch(`${base}/v1/orders`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': key },
         body: order,
@@ -70,7 +81,7 @@ describe.skipIf(!available)(
     }
     // Every order (the tests create far fewer than a page of 100), not just the first 20.
     const orderCount = async () =>
-      (await (await fetch(`${base}/v1/orders?limit=100`)).json()).data.length
+      (await (await apiFetch(`${base}/v1/orders?limit=100`)).json()).data.length
 
     // Requests through the rate limiter since Redis failed: the first FAILURE_THRESHOLD wait for
     // its deadline, those after it none (the breaker is open), unless `probing`: once a cooldown
@@ -79,7 +90,7 @@ describe.skipIf(!available)(
     async function expectStorelessRoutesFast(probing = false): Promise<void> {
       for (const path of ['/v1/orders', '/openapi.json']) {
         const open = !probing && limited++ >= FAILURE_THRESHOLD
-        const [response, ms] = await timed(() => fetch(base + path))
+        const [response, ms] = await timed(() => apiFetch(base + path))
         expect(response.status).toBe(200)
         await response.body?.cancel()
         expect(ms).toBeLessThan(open ? BREAKER_OPEN_MS : LIMITER_DEADLINE_MS)
@@ -101,10 +112,13 @@ describe.skipIf(!available)(
 
     async function expectRecovered(): Promise<void> {
       await expect
-        .poll(async () => (await fetch(`${base}/v1/orders`)).headers.get('ratelimit-remaining'), {
-          timeout: 10_000,
-          interval: 100,
-        })
+        .poll(
+          async () => (await apiFetch(`${base}/v1/orders`)).headers.get('ratelimit-remaining'),
+          {
+            timeout: 10_000,
+            interval: 100,
+          },
+        )
         .not.toBeNull()
       const key = `back-${crypto.randomUUID()}`
       await expect
@@ -114,7 +128,7 @@ describe.skipIf(!available)(
     }
 
     test('with Redis up, the routes answer with rate-limit fields and a keyed POST is stored', async () => {
-      const list = await fetch(`${base}/v1/orders`)
+      const list = await apiFetch(`${base}/v1/orders`)
       expect(list.headers.get('ratelimit-remaining')).not.toBeNull()
       const key = `up-${crypto.randomUUID()}`
       expect((await post(key)).status).toBe(201)
@@ -144,6 +158,64 @@ describe.skipIf(!available)(
       await expectRecovered()
       expect(logged).toContainEqual(expect.objectContaining({ level: 'error' }))
       expect(logged.at(-1)).toMatchObject({ level: 'info' })
+    }, 30_000)
+  },
+)
+
+// With REDIS_URL alone the authorisation server keeps its state in Redis too (src/stores.ts):
+// then a token cannot be checked while Redis is down, and the API fails closed.
+const AUTH_DEADLINE_MS = 1_000 + 400
+
+describe.skipIf(!available)(
+  `the API with its OAuth state in a paused Redis${available ? '' : ' (skipped: redis-server is not on PATH)'}`,
+  () => {
+    let redis: TestServer
+    let running: RunningService | undefined
+    let base: string
+    beforeAll(async () => {
+      redis = await startRedis()
+      running = await serveOnStores(
+        { REDIS_URL: redis.url, REDIS_PREFIX: `test:${crypto.randomUUID()}:` },
+        {
+          logger: { error: () => {}, warn: () => {}, info: () => {} },
+          service: { rateLimits: [{ name: 'burst', quota: 10_000, windowSeconds: 1 }] },
+        },
+      )
+      base = running.base
+      expect(running.stores.oauthStore?.constructor.name).toBe('RedisOAuthStore')
+      expect((await apiFetch(`${base}/v1/orders`)).status).toBe(200)
+    }, 30_000)
+    afterAll(async () => {
+      await running?.close()
+      await redis?.stop()
+    })
+
+    test('MUST fail closed: while Redis is paused /v1 answers 503 with Retry-After within the deadline (then at once), never a token unchecked; /openapi.json stays up; resumed: tokens work again', async () => {
+      redis.pause()
+      try {
+        for (let i = 0; i < 7; i++) {
+          const started = performance.now()
+          const response = await apiFetch(`${base}/v1/orders`)
+          const ms = performance.now() - started
+          expect(response.status).toBe(503)
+          expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+          expect(response.headers.get('content-type')).toBe('application/problem+json')
+          await response.body?.cancel()
+          // Five waits for the deadline, then the breaker answers at once.
+          expect(ms).toBeLessThan(i < 5 ? AUTH_DEADLINE_MS : BREAKER_OPEN_MS + 400)
+        }
+        const document = await fetch(`${base}/openapi.json`)
+        expect(document.status).toBe(200)
+        await document.body?.cancel()
+      } finally {
+        redis.resume()
+      }
+      await expect
+        .poll(async () => (await apiFetch(`${base}/v1/orders`)).status, {
+          timeout: 10_000,
+          interval: 200,
+        })
+        .toBe(200)
     }, 30_000)
   },
 )

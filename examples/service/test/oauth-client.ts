@@ -1,0 +1,184 @@
+// Test helpers that act as OAuth clients of the service: a token by client credentials (in
+// process or over HTTP), a fetch that carries one, and a browser (a cookie jar, redirects
+// followed by hand) that goes through the real login and consent pages.
+import { expect } from 'vitest'
+
+/** The confidential demo client (client credentials and the code flow). */
+export const DEMO_BACKEND = { id: 'demo-backend', secret: 'demo-backend-secret' } as const
+/** The public demo client and its one redirect URI. */
+export const DEMO_SPA = { id: 'demo-spa', redirectUri: 'http://127.0.0.1:5173/callback' } as const
+
+/** RFC 6749 §2.3.1: each part form-urlencoded, then `id:secret` in base64. */
+export function basic(id: string, secret: string): string {
+  const encode = (text: string) => encodeURIComponent(text).replaceAll('%20', '+')
+  return `Basic ${btoa(`${encode(id)}:${encode(secret)}`)}`
+}
+
+type Send = (request: Request) => Promise<Response>
+
+/**
+ * An access token for `client` by client credentials, from the service at `base` (in process
+ * when `send` is the service's handler, over HTTP when it is fetch).
+ */
+export async function clientCredentialsToken(
+  send: Send,
+  base: string,
+  scope = 'read:orders write:orders',
+  client: { id: string; secret: string } = DEMO_BACKEND,
+): Promise<string> {
+  const response = await send(
+    new Request(`${base}/token`, {
+      method: 'POST',
+      headers: {
+        authorization: basic(client.id, client.secret),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(),
+    }),
+  )
+  const body = (await response.json()) as { access_token?: string }
+  expect(response.status, JSON.stringify(body)).toBe(200)
+  return body.access_token as string
+}
+
+const tokens = new Map<string, Promise<string>>()
+
+/**
+ * `fetch` with a demo-backend token (read:orders write:orders) of the service the URL names,
+ * got once per origin. Headers of `init` win (a test may send its own Authorization).
+ */
+export async function apiFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const { origin } = new URL(url)
+  let token = tokens.get(origin)
+  if (token === undefined) {
+    token = clientCredentialsToken((request) => fetch(request), origin)
+    tokens.set(origin, token)
+  }
+  const headers = new Headers(init.headers)
+  if (!headers.has('authorization')) headers.set('authorization', `Bearer ${await token}`)
+  return fetch(url, { ...init, headers })
+}
+
+/** Cookies as a browser keeps them for one site (names and values; attributes checked apart). */
+export class CookieJar {
+  readonly cookies = new Map<string, string>()
+  readonly setCookies: string[] = []
+
+  store(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      this.setCookies.push(line)
+      const [pair = ''] = line.split(';')
+      const equals = pair.indexOf('=')
+      this.cookies.set(pair.slice(0, equals).trim(), pair.slice(equals + 1).trim())
+    }
+  }
+
+  header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ')
+  }
+}
+
+/** A browser: sends the jar's cookies, keeps new ones, never follows redirects by itself. */
+export class Browser {
+  readonly jar = new CookieJar()
+
+  async get(url: string): Promise<Response> {
+    const response = await fetch(url, {
+      redirect: 'manual',
+      headers: { cookie: this.jar.header(), accept: 'text/html' },
+    })
+    this.jar.store(response)
+    return response
+  }
+
+  /** A form POST as a browser sends it from a page of `origin`. */
+  async post(
+    url: string,
+    fields: [string, string][],
+    origin = new URL(url).origin,
+  ): Promise<Response> {
+    const response = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: this.jar.header(),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin,
+        'sec-fetch-site': 'same-origin',
+        accept: 'text/html',
+      },
+      body: new URLSearchParams(fields).toString(),
+    })
+    this.jar.store(response)
+    return response
+  }
+}
+
+/** The value of the hidden input `name` of a page's form. */
+export function hiddenField(page: string, name: string): string {
+  const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(page)
+  expect(match, `hidden field ${name}`).not.toBeNull()
+  return match?.[1] ?? ''
+}
+
+/** The scopes the consent page offers as checkboxes. */
+export function offeredScopes(page: string): string[] {
+  return [...page.matchAll(/<input type="checkbox" id="[^"]*" name="scope" value="([^"]*)"/g)].map(
+    (match) => match[1] ?? '',
+  )
+}
+
+/** Where the flow stopped: the redirect to the client, and the pages on the way. */
+export interface PagesResult {
+  /** The Location of the consent's 303: the client's redirect URI with code (or error), state, iss. */
+  callback: URL
+  loginPage: Response
+  consentPage: string
+}
+
+/**
+ * The user's part of the code flow, through the real pages: GET the authorization URL, follow
+ * to /login, sign in, follow to /consent, approve (all the scopes offered but `untick`) or deny.
+ */
+export async function throughPages(
+  authorizationUrl: URL | string,
+  options: {
+    browser?: Browser
+    username?: string
+    password?: string
+    decision?: 'approve' | 'deny'
+    untick?: readonly string[]
+  } = {},
+): Promise<PagesResult> {
+  const browser = options.browser ?? new Browser()
+  const authorized = await browser.get(String(authorizationUrl))
+  expect(authorized.status, await authorized.clone().text()).toBe(303)
+  const loginUrl = authorized.headers.get('location') ?? ''
+  expect(loginUrl).toMatch(/\/login\?interaction=/)
+  const loginPage = await browser.get(loginUrl)
+  expect(loginPage.status).toBe(200)
+  const loginHtml = await loginPage.clone().text()
+  const signedIn = await browser.post(new URL('login', loginUrl).href, [
+    ['interaction', hiddenField(loginHtml, 'interaction')],
+    ['csrf', hiddenField(loginHtml, 'csrf')],
+    ['username', options.username ?? 'ada'],
+    ['password', options.password ?? 'lovelace'],
+  ])
+  expect(signedIn.status, await signedIn.clone().text()).toBe(303)
+  const consentUrl = signedIn.headers.get('location') ?? ''
+  const consent = await browser.get(consentUrl)
+  expect(consent.status).toBe(200)
+  const consentPage = await consent.text()
+  const ticked = offeredScopes(consentPage).filter((scope) => !options.untick?.includes(scope))
+  const decided = await browser.post(new URL('consent', consentUrl).href, [
+    ['interaction', hiddenField(consentPage, 'interaction')],
+    ['csrf', hiddenField(consentPage, 'csrf')],
+    ...(consentPage.includes('name="scope" value="openid"')
+      ? [['scope', 'openid'] as [string, string]]
+      : []),
+    ...ticked.map((scope): [string, string] => ['scope', scope]),
+    ['decision', options.decision ?? 'approve'],
+  ])
+  expect(decided.status, await decided.clone().text()).toBe(303)
+  return { callback: new URL(decided.headers.get('location') ?? ''), loginPage, consentPage }
+}

@@ -1,0 +1,274 @@
+// The login and consent pages (src/auth/pages.ts) over HTTP, as a browser meets them: plain HTML
+// forms with labels, every value escaped, CSRF-protected, framing and caching refused, a session
+// cookie with the right attributes and a new id at sign-in, 303 after every POST.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { Browser, DEMO_SPA, hiddenField, throughPages } from './oauth-client.ts'
+import type { RunningService } from './serve-on-stores.ts'
+import { serveOnStores } from './serve-on-stores.ts'
+
+let running: RunningService
+let base: string
+beforeAll(async () => {
+  running = await serveOnStores(
+    {},
+    { service: { rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }] } },
+  )
+  base = running.base
+})
+afterAll(() => running.close())
+
+const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' // RFC 7636 Appendix B
+function authorizeUrl(scope = 'openid profile read:orders'): string {
+  return `${base}/authorize?${new URLSearchParams({
+    client_id: DEMO_SPA.id,
+    redirect_uri: DEMO_SPA.redirectUri,
+    response_type: 'code',
+    scope,
+    state: 'state-1',
+    nonce: 'nonce-1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  })}`
+}
+
+/** A browser on the login page of a fresh interaction. */
+async function atLogin() {
+  const browser = new Browser()
+  const authorized = await browser.get(authorizeUrl())
+  expect(authorized.status).toBe(303)
+  const loginUrl = authorized.headers.get('location') ?? ''
+  const page = await browser.get(loginUrl)
+  const html = await page.clone().text()
+  const fields = {
+    interaction: hiddenField(html, 'interaction'),
+    csrf: hiddenField(html, 'csrf'),
+  }
+  return { browser, loginUrl, page, html, fields }
+}
+
+const signIn = (
+  browser: Browser,
+  fields: { interaction: string; csrf: string },
+  username = 'ada',
+  password = 'lovelace',
+  origin?: string,
+) =>
+  browser.post(
+    `${base}/login`,
+    [
+      ['interaction', fields.interaction],
+      ['csrf', fields.csrf],
+      ['username', username],
+      ['password', password],
+    ],
+    origin,
+  )
+
+function expectPageHeaders(response: Response): void {
+  expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
+  const csp = response.headers.get('content-security-policy') ?? ''
+  expect(csp).toMatch(/default-src 'none'/)
+  expect(csp).toMatch(/frame-ancestors 'none'/)
+  expect(csp).toMatch(/form-action 'self'/)
+  expect(csp).not.toMatch(/script-src|unsafe-inline/)
+  expect(response.headers.get('x-frame-options')).toBe('DENY')
+  expect(response.headers.get('cache-control')).toBe('no-store')
+}
+
+describe('the login page', () => {
+  test('a plain HTML form with labelled fields, for a browser (Accept: text/html), framing and caching refused', async () => {
+    const { page, html } = await atLogin()
+    expect(page.status).toBe(200)
+    expectPageHeaders(page)
+    expect(html).toContain('<label for="username">')
+    expect(html).toContain('id="username" name="username" autocomplete="username"')
+    expect(html).toContain('<label for="password">')
+    expect(html).toContain('type="password" id="password" name="password"')
+    expect(html).toContain('<form method="post" action="login">')
+    expect(html).not.toContain('<script')
+    expect(html).toContain('Demo single-page app')
+  })
+
+  test('MUST: the session cookie is HttpOnly, SameSite=Lax, Path=/, with Max-Age (no Secure on http)', async () => {
+    const { browser } = await atLogin()
+    const [cookie] = browser.jar.setCookies
+    expect(cookie).toMatch(
+      /^session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/,
+    )
+  })
+
+  test('signing in answers 303 to the consent page, with a new session id (no fixation)', async () => {
+    const { browser, fields } = await atLogin()
+    const before = browser.jar.cookies.get('session')
+    const signedIn = await signIn(browser, fields)
+    expect(signedIn.status).toBe(303)
+    expect(signedIn.headers.get('location')).toBe(
+      `${base}/consent?interaction=${encodeURIComponent(fields.interaction)}`,
+    )
+    const after = browser.jar.cookies.get('session')
+    expect(after).toBeDefined()
+    expect(after).not.toBe(before)
+    // The id from before the sign-in opens nothing.
+    const stale = await fetch(signedIn.headers.get('location') ?? '', {
+      redirect: 'manual',
+      headers: { cookie: `session=${before}` },
+    })
+    expect(stale.status).toBe(303)
+    expect(stale.headers.get('location')).toMatch(/\/login\?interaction=/)
+  })
+
+  test('MUST NOT say which part was wrong: an unknown user and a wrong password get the same 401 page, the name escaped', async () => {
+    const { browser, fields } = await atLogin()
+    const wrong = await signIn(browser, fields, 'ada', 'wrong')
+    expect(wrong.status).toBe(401)
+    expectPageHeaders(wrong)
+    const wrongPage = await wrong.text()
+    expect(wrongPage).toContain('The user name or password is not right.')
+    const hostile = '"><script>alert(1)</script>'
+    const unknown = await signIn(browser, fields, hostile, 'lovelace')
+    expect(unknown.status).toBe(401)
+    const unknownPage = await unknown.text()
+    expect(unknownPage).toContain('The user name or password is not right.')
+    expect(unknownPage).not.toContain('<script>')
+    expect(unknownPage).toContain('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"')
+    // Still on the login form, which works: the right password then signs in.
+    expect((await signIn(browser, fields)).status).toBe(303)
+  })
+
+  test('MUST refuse a forged form: no CSRF token, a wrong one, no session cookie, another Origin or a cross-site fetch', async () => {
+    const { browser, fields } = await atLogin()
+    const post = (fieldsOf: [string, string][], headers: Record<string, string>) =>
+      fetch(`${base}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(fieldsOf).toString(),
+      })
+    const cookie = browser.jar.header()
+    const credentials: [string, string][] = [
+      ['interaction', fields.interaction],
+      ['username', 'ada'],
+      ['password', 'lovelace'],
+    ]
+    const cases: [string, [string, string][], Record<string, string>][] = [
+      ['no token', credentials, { cookie }],
+      ['a wrong token', [...credentials, ['csrf', `${fields.csrf.slice(1)}x`]], { cookie }],
+      ['no cookie', [...credentials, ['csrf', fields.csrf]], {}],
+      [
+        'another Origin',
+        [...credentials, ['csrf', fields.csrf]],
+        { cookie, origin: 'https://evil.example' },
+      ],
+      [
+        'cross-site',
+        [...credentials, ['csrf', fields.csrf]],
+        { cookie, 'sec-fetch-site': 'cross-site' },
+      ],
+      ['Origin null', [...credentials, ['csrf', fields.csrf]], { cookie, origin: 'null' }],
+    ]
+    for (const [name, form, headers] of cases) {
+      const response = await post(form, headers)
+      expect(response.status, name).toBe(403)
+      expect(response.headers.get('location'), name).toBeNull()
+      await response.body?.cancel()
+    }
+  })
+
+  test('bad input is a 4xx page: an unknown interaction, a duplicated field, another media type, an oversized form', async () => {
+    const { browser, fields } = await atLogin()
+    for (const url of [
+      `${base}/login?interaction=unknown`,
+      `${base}/login`,
+      `${base}/login?interaction=a&interaction=b`,
+    ]) {
+      const response = await browser.get(url)
+      expect(response.status, url).toBe(400)
+      expectPageHeaders(response)
+      await response.body?.cancel()
+    }
+    const duplicated = await browser.post(`${base}/login`, [
+      ['interaction', fields.interaction],
+      ['csrf', fields.csrf],
+      ['username', 'ada'],
+      ['username', 'eve'],
+      ['password', 'lovelace'],
+    ])
+    expect(duplicated.status).toBe(400)
+    const json = await fetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: browser.jar.header() },
+      body: JSON.stringify({ ...fields, username: 'ada', password: 'lovelace' }),
+    })
+    expect(json.status).toBe(415)
+    const huge = await browser.post(`${base}/login`, [
+      ['interaction', fields.interaction],
+      ['csrf', fields.csrf],
+      ['username', 'ada'],
+      ['password', 'x'.repeat(9000)],
+    ])
+    expect(huge.status).toBe(413)
+  })
+})
+
+describe('the consent page', () => {
+  test('lists the client and the scopes with labelled checkboxes; its form may lead to the client (form-action)', async () => {
+    const { browser, fields } = await atLogin()
+    const signedIn = await signIn(browser, fields)
+    const consent = await browser.get(signedIn.headers.get('location') ?? '')
+    expect(consent.status).toBe(200)
+    expectPageHeaders(consent)
+    expect(consent.headers.get('content-security-policy')).toMatch(
+      /form-action 'self' http:\/\/127\.0\.0\.1:5173;/,
+    )
+    const html = await consent.text()
+    expect(html).toContain('Demo single-page app')
+    expect(html).toContain('Signed in as <strong>ada</strong>')
+    expect(html).toContain(
+      '<input type="checkbox" id="scope-read:orders" name="scope" value="read:orders" checked>',
+    )
+    expect(html).toContain('<label for="scope-read:orders">')
+    expect(html).toContain(
+      '<input type="checkbox" id="scope-profile" name="scope" value="profile" checked>',
+    )
+    expect(html).toContain('name="decision" value="approve"')
+    expect(html).toContain('name="decision" value="deny"')
+  })
+
+  test('without a signed-in session the consent page sends the browser to sign in', async () => {
+    const { browser, fields } = await atLogin()
+    const consent = await browser.get(
+      `${base}/consent?interaction=${encodeURIComponent(fields.interaction)}`,
+    )
+    expect(consent.status).toBe(303)
+    expect(consent.headers.get('location')).toMatch(/\/login\?interaction=/)
+    const posted = await browser.post(`${base}/consent`, [
+      ['interaction', fields.interaction],
+      ['csrf', fields.csrf],
+      ['decision', 'approve'],
+    ])
+    expect(posted.status).toBe(303)
+    expect(posted.headers.get('location')).toMatch(/\/login\?interaction=/)
+  })
+
+  test('an interaction completes once: the same consent posted again is a 400 page, not a second code', async () => {
+    const browser = new Browser()
+    const { callback, consentPage } = await throughPages(authorizeUrl(), { browser })
+    expect(callback.searchParams.get('code')).toBeTruthy()
+    const again = await browser.post(`${base}/consent`, [
+      ['interaction', hiddenField(consentPage, 'interaction')],
+      ['csrf', hiddenField(consentPage, 'csrf')],
+      ['decision', 'approve'],
+    ])
+    expect(again.status).toBe(400)
+    expect(again.headers.get('location')).toBeNull()
+  })
+
+  test('a signed-in browser skips the login page for the next authorisation', async () => {
+    const browser = new Browser()
+    await throughPages(authorizeUrl(), { browser })
+    const authorized = await browser.get(authorizeUrl('read:orders'))
+    const login = await browser.get(authorized.headers.get('location') ?? '')
+    expect(login.status).toBe(303)
+    expect(login.headers.get('location')).toMatch(/\/consent\?interaction=/)
+  })
+})
