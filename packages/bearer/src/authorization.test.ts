@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   hasQueryAccessToken,
   MAX_ACCESS_TOKEN_LENGTH,
+  owsBounds,
   parseBearerAuthorization,
 } from './authorization.ts'
 
@@ -84,6 +85,35 @@ describe('parseBearerAuthorization (RFC 6750 §2.1)', () => {
       type: 'token',
       token: 'abc==',
     })
+  })
+
+  it('parses fields of 4 KiB of whitespace around or inside the credentials', () => {
+    const ws = ' \t'.repeat(2048)
+    expect(parseBearerAuthorization(ws)).toEqual({ type: 'missing' })
+    expect(parseBearerAuthorization(`Bearer abc${ws}`)).toEqual({ type: 'token', token: 'abc' })
+    expect(parseBearerAuthorization(`${ws}Bearer abc`)).toEqual({ type: 'token', token: 'abc' })
+    expect(parseBearerAuthorization(`Bearer ${ws}x`).type).toBe('malformed')
+  })
+
+  it('trims whitespace reading each character at most once (linear, whatever the input)', () => {
+    for (const text of [
+      ' '.repeat(4160),
+      `${' \t'.repeat(2000)}x${'\t '.repeat(2000)}`,
+      'abc',
+      '',
+    ]) {
+      let reads = 0
+      const counted = {
+        length: text.length,
+        charCodeAt(index: number): number {
+          reads++
+          return text.charCodeAt(index)
+        },
+      }
+      const { start, end } = owsBounds(counted)
+      expect(reads).toBeLessThanOrEqual(text.length + 1)
+      expect(text.slice(start, end)).toBe(text.replace(/^[ \t]+|[ \t]+$/g, ''))
+    }
   })
 
   it('never throws, whatever the field (property)', () => {

@@ -47,6 +47,31 @@ const BEARER_AFTER_COMMA = /,[ \t]*bearer(?:[ \t]|$)/i
 // scheme and whitespace).
 const MAX_FIELD_LENGTH = MAX_ACCESS_TOKEN_LENGTH + 64
 
+/** @internal What {@link owsBounds} reads of a string: its length and its UTF-16 code units. */
+export interface CodeUnits {
+  readonly length: number
+  charCodeAt(index: number): number
+}
+
+/**
+ * @internal Where `text` starts and ends once the spaces and tabs (RFC 9110 §5.6.3 OWS) at
+ * either end are left out. Each code unit is read at most once: linear in the length, whatever
+ * the input (a regular expression such as `/[ \t]+$/` backtracks over every run of whitespace
+ * that is not at the end, quadratic in its length).
+ */
+export function owsBounds(text: CodeUnits): { start: number; end: number } {
+  let start = 0
+  let end = text.length
+  while (start < end && isOws(text.charCodeAt(start))) start++
+  while (end > start && isOws(text.charCodeAt(end - 1))) end--
+  return { start, end }
+}
+
+// SP and HTAB.
+function isOws(code: number): boolean {
+  return code === 0x20 || code === 0x09
+}
+
 const MISSING: BearerAuthorization = Object.freeze({ type: 'missing' })
 
 function malformed(reason: string): BearerAuthorization {
@@ -69,7 +94,8 @@ export function parseBearerAuthorization(field: string | null | undefined): Bear
   if (field === null || field === undefined) return MISSING
   if (field.length > MAX_FIELD_LENGTH) return malformed('The Authorization field is too long.')
   // RFC 9110 §5.5: leading and trailing whitespace is not part of a field value.
-  const value = field.replace(/^[ \t]+|[ \t]+$/g, '')
+  const { start, end } = owsBounds(field)
+  const value = field.slice(start, end)
   if (value === '') return MISSING
   const space = value.indexOf(' ')
   const scheme = space === -1 ? value : value.slice(0, space)

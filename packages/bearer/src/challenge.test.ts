@@ -73,7 +73,7 @@ describe('formatBearerChallenge (RFC 6750 §3)', () => {
       maxLength: 60,
     })
     fc.assert(
-      fc.property(ascii, fc.string({ maxLength: 60 }), (realm, description) => {
+      fc.property(ascii, fc.string({ unit: 'binary', maxLength: 60 }), (realm, description) => {
         const value = formatBearerChallenge({
           realm,
           error: 'invalid_token',

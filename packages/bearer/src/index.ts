@@ -36,6 +36,7 @@ export type {
   JwtVerificationOptions,
   TokenVerifier,
 } from './options.ts'
+export { JWKS_STALE_GRACE_MS } from './options.ts'
 export type { BearerErrorResponseOptions } from './response.ts'
 export { bearerErrorResponse } from './response.ts'
 export { createTokenVerifier } from './verifier.ts'

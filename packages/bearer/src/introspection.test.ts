@@ -1,19 +1,27 @@
+import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { TestServer } from '../test/http-server.ts'
 import { json, startServer } from '../test/http-server.ts'
 import vectors from '../test/rfc7662-examples.json' with { type: 'json' }
 import { BearerError } from './error.ts'
 import { MAX_INTROSPECTION_BYTES } from './internal/introspection-request.ts'
-import type { HttpIntrospectionOptions, IntrospectionResponse } from './options.ts'
+import type {
+  HttpIntrospectionOptions,
+  InProcessIntrospectionOptions,
+  IntrospectionResponse,
+} from './options.ts'
 import { createTokenVerifier } from './verifier.ts'
 
 const NOW = 1_419_350_300_000 // 62 s after the RFC 7662 example's iat
 let server: TestServer
+// The RFC 7662 §2.2 example with the token_type an authorisation server such as
+// @api-blocks/oauth answers (the example has none: see requireTokenType).
+const active: IntrospectionResponse = { ...vectors.active, token_type: 'Bearer' }
 let answer: IntrospectionResponse
 let clock: number
 
 beforeEach(async () => {
-  answer = vectors.active
+  answer = active
   clock = NOW
   server = await startServer((_request, response) => json(response, 200, answer))
 })
@@ -28,8 +36,9 @@ function verifier(options: Partial<HttpIntrospectionOptions> = {}) {
       url: `${server.url}/oauth/introspect`,
       clientId: vectors.request.clientId,
       clientSecret: vectors.request.clientSecret,
+      audience: vectors.active.aud,
       ...options,
-    },
+    } as HttpIntrospectionOptions,
     clock: () => clock,
   })
 }
@@ -66,8 +75,9 @@ describe('introspection over HTTP (RFC 7662)', () => {
     expect(pair).toBe('rs%3Aone+%C3%A9:p%40ss%3Aw%2Brd+%25')
   })
 
-  it('answers the principal of the RFC 7662 §2.2 active example, username included', async () => {
-    const principal = await verifier().verify(vectors.request.token)
+  it('answers the principal of the RFC 7662 §2.2 active example (no token_type: requireTokenType false)', async () => {
+    answer = vectors.active
+    const principal = await verifier({ requireTokenType: false }).verify(vectors.request.token)
     const { active: _active, ...members } = vectors.active
     expect(principal).toEqual({
       subject: 'Z5O3upPC88QrAjx00dis',
@@ -93,29 +103,80 @@ describe('introspection over HTTP (RFC 7662)', () => {
       sub: 'svc',
       scope: 'read:orders',
       exp: 1_419_356_238,
+      aud: vectors.active.aud,
+      token_type: 'Bearer',
     }
     const principal = await verifier().verify('abc')
     expect(principal.subject).toBeUndefined()
     expect(principal.clientId).toBe('svc')
   })
 
+  const without = (name: string): IntrospectionResponse =>
+    Object.fromEntries(
+      Object.entries(active).filter(([key]) => key !== name),
+    ) as IntrospectionResponse
+  const seconds = NOW / 1000
   const refused: [string, IntrospectionResponse, string][] = [
-    ['a refresh token', { ...vectors.active, token_type: 'refresh_token' }, 'not a bearer'],
-    ['a DPoP-bound token', { ...vectors.active, cnf: { jkt: 'abc' } }, 'bound to a key'],
-    ['another audience', { ...vectors.active, aud: 'https://other.example' }, 'audience'],
-    ['no audience', (({ aud: _aud, ...rest }) => rest)(vectors.active), 'audience'],
-    ['another issuer', { ...vectors.active, iss: 'https://evil.example/' }, 'issuer'],
+    ['a refresh token (token_type)', { ...active, token_type: 'refresh_token' }, 'not a bearer'],
+    ['a refresh token (token_use)', { ...active, token_use: 'refresh_token' }, 'not a bearer'],
+    ['an answer without token_type (requireTokenType)', without('token_type'), 'not a bearer'],
+    ['a DPoP-bound token', { ...active, cnf: { jkt: 'abc' } }, 'bound to a key'],
+    ['another audience', { ...active, aud: 'https://other.example' }, 'audience'],
+    [
+      'an audience list without ours',
+      { ...active, aud: ['https://a.example', 'https://b.example'] },
+      'audience',
+    ],
+    ['no audience', without('aud'), 'audience'],
+    ['another issuer', { ...active, iss: 'https://evil.example/' }, 'issuer'],
+    ['a user token without sub', without('sub'), 'no sub'],
+    ['an empty sub', { ...active, sub: '' }, 'no sub'],
+    ['an exp past beyond the tolerance', { ...active, exp: seconds - 30 }, 'expired'],
+    ['an nbf ahead beyond the tolerance', { ...active, nbf: seconds + 31 }, 'not valid yet'],
   ]
-  it.each(refused)(
-    'MUST refuse %s when audience and issuer are configured',
-    async (_n, body, text) => {
-      answer = body
-      const tokens = verifier({ audience: vectors.active.aud, issuer: vectors.active.iss })
-      const error = await refusal(tokens.verify('abc'))
-      expect(error.code).toBe('TOKEN_INVALID')
-      expect(error.message).toContain(text)
-    },
-  )
+  it.each(refused)('MUST refuse %s', async (_n, body, text) => {
+    answer = body
+    const tokens = verifier({ issuer: vectors.active.iss })
+    const error = await refusal(tokens.verify('abc'))
+    expect(error.status).toBe(401)
+    expect(error.challengeError).toBe('invalid_token')
+    expect(error.message).toContain(text)
+  })
+
+  it('accepts token_type in any case, token_use access_token, and an audience list with ours', async () => {
+    answer = {
+      ...active,
+      token_type: 'BEARER',
+      token_use: 'access_token',
+      aud: ['https://a.example', vectors.active.aud],
+    }
+    await expect(verifier().verify('abc')).resolves.toMatchObject({
+      subject: 'Z5O3upPC88QrAjx00dis',
+    })
+  })
+
+  it('with requireTokenType false, accepts no token_type but still refuses another', async () => {
+    const lenient = verifier({ requireTokenType: false })
+    answer = without('token_type')
+    await expect(lenient.verify('abc')).resolves.toMatchObject({ clientId: 'l238j323ds-23ij4' })
+    answer = { ...active, token_type: 'refresh_token' }
+    expect((await refusal(lenient.verify('abd'))).message).toContain('not a bearer')
+  })
+
+  it('SHOULD allow the clock tolerance on exp and nbf (default 30 s), like the JWT path', async () => {
+    answer = { ...active, exp: seconds - 29, nbf: seconds + 30 }
+    await expect(verifier().verify('abc')).resolves.toMatchObject({ clientId: 'l238j323ds-23ij4' })
+    answer = { ...active, exp: seconds }
+    const error = await refusal(verifier({ clockToleranceSeconds: 0 }).verify('abc'))
+    expect(error.code).toBe('TOKEN_EXPIRED')
+  })
+
+  it('accepts any audience with audience: false (the unsafe opt-out)', async () => {
+    answer = without('aud')
+    await expect(verifier({ audience: false }).verify('abc')).resolves.toMatchObject({
+      clientId: 'l238j323ds-23ij4',
+    })
+  })
 })
 
 describe('the cache of active answers', () => {
@@ -131,8 +192,8 @@ describe('the cache of active answers', () => {
   })
 
   it("MUST NOT keep an answer past the token's exp", async () => {
-    answer = { ...vectors.active, exp: NOW / 1000 + 5 }
-    const tokens = verifier({ cache: { maxAgeSeconds: 3600 } })
+    answer = { ...active, exp: NOW / 1000 + 5 }
+    const tokens = verifier({ cache: { maxAgeSeconds: 300 } })
     await tokens.verify('abc')
     clock += 4999
     await tokens.verify('abc')
@@ -163,6 +224,34 @@ describe('the cache of active answers', () => {
     expect(server.requests).toHaveLength(3)
     await tokens.verify('b')
     expect(server.requests).toHaveLength(4)
+  })
+
+  it('hands out a frozen principal, so no request can change what the next one sees', async () => {
+    const tokens = verifier()
+    const first = await tokens.verify('abc')
+    expect(Object.isFrozen(first)).toBe(true)
+    expect(Object.isFrozen(first.scopes)).toBe(true)
+    expect(Object.isFrozen(first.claims)).toBe(true)
+    expect(() => (first.scopes as string[]).push('admin:all')).toThrow(TypeError)
+    expect((await tokens.verify('abc')).scopes).toEqual(['read', 'write', 'dolphin'])
+  })
+
+  it('deep-freezes nested claims: a request cannot change them for the next one', async () => {
+    answer = { ...active, realm_access: { roles: ['reader'] }, groups: [{ name: 'staff' }] }
+    const tokens = verifier()
+    const first = await tokens.verify('abc')
+    const roles = (first.claims['realm_access'] as { roles: string[] }).roles
+    expect(Object.isFrozen(roles)).toBe(true)
+    expect(() => roles.push('admin')).toThrow(TypeError)
+    const group = (first.claims['groups'] as { name: string }[])[0]!
+    expect(() => {
+      group.name = 'admins'
+    }).toThrow(TypeError)
+    const again = await tokens.verify('abc')
+    expect(server.requests).toHaveLength(1)
+    expect(again.claims['realm_access']).toEqual({ roles: ['reader'] })
+    expect(again.claims['groups']).toEqual([{ name: 'staff' }])
+    expect((await tokens.verify('abc')).scopes).toEqual(['read', 'write', 'dolphin'])
   })
 
   it('is off with maxEntries 0', async () => {
@@ -250,6 +339,17 @@ describe('an introspection endpoint that fails answers INTROSPECTION_UNAVAILABLE
   })
 })
 
+const AUD = 'https://api.example.com'
+const userAnswer = (extra: Record<string, unknown> = {}): IntrospectionResponse => ({
+  active: true,
+  sub: 'u',
+  client_id: 'c',
+  scope: 'a:b',
+  aud: AUD,
+  token_type: 'Bearer',
+  ...extra,
+})
+
 describe('in-process introspection', () => {
   it('asks the function every time (no cache: a revocation takes effect at once)', async () => {
     const seen: string[] = []
@@ -258,10 +358,9 @@ describe('in-process introspection', () => {
       introspection: {
         introspect: async (token) => {
           seen.push(token)
-          return active
-            ? { active: true, sub: 'u', client_id: 'c', scope: 'a:b' }
-            : { active: false }
+          return active ? userAnswer() : { active: false }
         },
+        audience: AUD,
       },
     })
     await expect(tokens.verify('t1')).resolves.toMatchObject({ subject: 'u', scopes: ['a:b'] })
@@ -270,30 +369,55 @@ describe('in-process introspection', () => {
     expect(seen).toEqual(['t1', 't1'])
   })
 
+  it('MUST refuse a token of another audience, a refresh token, a token without sub, an expired one', async () => {
+    let answer = userAnswer()
+    const tokens = createTokenVerifier({
+      introspection: { introspect: async () => answer, audience: AUD },
+      clock: () => NOW,
+    })
+    const cases: [IntrospectionResponse, string][] = [
+      [userAnswer({ aud: 'https://other.example' }), 'audience'],
+      [userAnswer({ token_use: 'refresh_token' }), 'not a bearer'],
+      [userAnswer({ token_type: undefined }), 'not a bearer'],
+      [userAnswer({ sub: undefined, username: 'jdoe' }), 'no sub'],
+      [userAnswer({ exp: NOW / 1000 - 31 }), 'expired'],
+    ]
+    for (const [body, text] of cases) {
+      answer = JSON.parse(JSON.stringify(body)) as IntrospectionResponse
+      expect((await refusal(tokens.verify('t'))).message).toContain(text)
+    }
+  })
+
   it('answers INTROSPECTION_UNAVAILABLE when the function throws or answers nonsense', async () => {
     const throwing = createTokenVerifier({
       introspection: {
         introspect: async () => {
           throw new Error('store down')
         },
+        audience: AUD,
       },
     })
     const error = await refusal(throwing.verify('t'))
     expect(error.code).toBe('INTROSPECTION_UNAVAILABLE')
     expect((error.cause as Error).message).toBe('store down')
     const nonsense = createTokenVerifier({
-      introspection: { introspect: async () => ({}) as IntrospectionResponse },
+      introspection: { introspect: async () => ({}) as IntrospectionResponse, audience: AUD },
     })
     expect((await refusal(nonsense.verify('t'))).code).toBe('INTROSPECTION_UNAVAILABLE')
+    const uncopyable = createTokenVerifier({
+      introspection: { introspect: async () => userAnswer({ extra: () => 1 }), audience: AUD },
+    })
+    expect((await refusal(uncopyable.verify('t'))).code).toBe('INTROSPECTION_UNAVAILABLE')
   })
 })
 
 describe('with both jwt and introspection', () => {
-  it('introspects a token that is not three dot-separated parts, verifies one that is as a JWT', async () => {
+  function both() {
+    const seen: string[] = []
     const tokens = createTokenVerifier({
       jwt: {
         issuer: 'https://auth.example.com',
-        audience: 'https://api.example.com',
+        audience: AUD,
         keys: [
           {
             kty: 'EC',
@@ -303,24 +427,113 @@ describe('with both jwt and introspection', () => {
           },
         ],
       },
-      introspection: { introspect: async () => ({ active: true, sub: 'u', client_id: 'c' }) },
+      introspection: {
+        introspect: async (token) => {
+          seen.push(token)
+          return userAnswer()
+        },
+        audience: AUD,
+      },
     })
+    return { tokens, seen }
+  }
+
+  it('introspects an opaque token, the RFC 6750 §2.1 example mF_9.B5f-4.1JqM (three parts, no JWS) included', async () => {
+    const { tokens, seen } = both()
     await expect(tokens.verify('familyid.secret')).resolves.toMatchObject({ subject: 'u' })
-    const error = await refusal(tokens.verify('a.b.c'))
+    await expect(tokens.verify(vectors.request.token)).resolves.toMatchObject({ subject: 'u' })
+    await expect(tokens.verify('a.b.c')).resolves.toMatchObject({ subject: 'u' })
+    expect(seen).toEqual(['familyid.secret', vectors.request.token, 'a.b.c'])
+  })
+
+  it('verifies as a JWT a token whose first part is a JSON object with a string alg', async () => {
+    const { tokens, seen } = both()
+    const header = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+    const error = await refusal(
+      tokens.verify(`${header({ alg: 'ES256', typ: 'at+jwt' })}.e30.c2ln`),
+    )
     expect(error.code).toBe('TOKEN_INVALID')
-    expect(error.message).toContain('malformed')
+    expect(error.message).toContain('signature')
+    // A header without a string alg, or a JSON array, is no JWS: introspected.
+    await tokens.verify(`${header({ alg: 1 })}.e30.c2ln`)
+    await tokens.verify(`${header(['alg'])}.e30.c2ln`)
+    expect(seen).toHaveLength(2)
+  })
+})
+
+describe('routing between jwt and introspection (property)', () => {
+  it('never throws anything but a BearerError, whatever the token', async () => {
+    const tokens = createTokenVerifier({
+      jwt: {
+        issuer: 'https://auth.example.com',
+        audience: AUD,
+        keys: [
+          {
+            kty: 'EC',
+            crv: 'P-256',
+            x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+            y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+          },
+        ],
+      },
+      introspection: { introspect: async () => ({ active: false }), audience: AUD },
+    })
+    const part = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...'AZaz09-_+/=~.'), maxLength: 40 }),
+      fc.json().map((text) => Buffer.from(text).toString('base64url')),
+      fc
+        .record({ alg: fc.oneof(fc.string(), fc.integer()) }, { requiredKeys: [] })
+        .map((header) => Buffer.from(JSON.stringify(header)).toString('base64url')),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(part, { minLength: 1, maxLength: 4 }), async (parts) => {
+        const error = await tokens.verify(parts.join('.')).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        )
+        expect(error).toBeInstanceOf(BearerError)
+        expect((error as BearerError).code).toBe('TOKEN_INVALID')
+      }),
+      { interruptAfterTimeLimit: 2000 },
+    )
   })
 })
 
 describe('configuration', () => {
   it.each([
     ['a non-http URL', { url: 'ftp://auth.example.com/introspect' }, TypeError],
+    [
+      'an http URL on a host that is not loopback',
+      { url: 'http://auth.example.com/introspect' },
+      TypeError,
+    ],
+    ['an http URL on 10.0.0.1', { url: 'http://10.0.0.1/introspect' }, TypeError],
     ['no client id', { clientId: '' }, TypeError],
     ['no client secret', { clientSecret: '' }, TypeError],
     ['a negative timeout', { timeoutMs: -1 }, RangeError],
+    ['a timeout of 0', { timeoutMs: 0 }, RangeError],
     ['a fractional cache size', { cache: { maxEntries: 1.5 } }, RangeError],
+    ['a cache age over 300 s', { cache: { maxAgeSeconds: 301 } }, RangeError],
     ['an empty audience list', { audience: [] }, TypeError],
+    ['no audience', { audience: undefined }, TypeError],
+    ['a huge clock tolerance', { clockToleranceSeconds: 301 }, RangeError],
   ] as const)('refuses %s', (_name, options, type) => {
     expect(() => verifier(options as Partial<HttpIntrospectionOptions>)).toThrow(type)
+  })
+
+  it('accepts http: on loopback hosts, and elsewhere only with allowInsecureHttp', () => {
+    for (const url of ['http://localhost:8080/i', 'http://127.0.0.2/i', 'http://[::1]:9/i']) {
+      expect(() => verifier({ url })).not.toThrow()
+    }
+    expect(() => verifier({ url: 'http://auth.internal/i', allowInsecureHttp: true })).not.toThrow()
+  })
+
+  it('requires an audience for in-process introspection too', () => {
+    const introspect = async (): Promise<IntrospectionResponse> => ({ active: false })
+    expect(() =>
+      createTokenVerifier({
+        introspection: { introspect } as unknown as InProcessIntrospectionOptions,
+      }),
+    ).toThrow(/audience is required/)
   })
 })

@@ -115,6 +115,13 @@ describe('JWT access tokens', () => {
     expect((await refusal(tight.verify(late))).code).toBe('TOKEN_EXPIRED')
   })
 
+  it('accepts a token without kid when several static keys match, trying each', async () => {
+    const next = await makeKey('key-2')
+    const both = verifier({ keys: [key.publicJwk, next.publicJwk] })
+    const token = await sign(next, claims(), { kid: undefined })
+    await expect(both.verify(token)).resolves.toMatchObject({ subject: 'user-1' })
+  })
+
   it('accepts a token signed by any key of a rotation list', async () => {
     const next = await makeKey('key-2')
     const both = verifier({ keys: [key.publicJwk, next.publicJwk] })
@@ -313,6 +320,12 @@ describe('configuration MUST refuse what could accept forged tokens', () => {
       () => ({ jwt: { ...jwt(), keys: [{ ...key.publicJwk, d: 'AAAA' }] } }),
       TypeError,
     ],
+    [
+      'an EC key without y',
+      () => ({ jwt: { ...jwt(), keys: [{ kty: 'EC', crv: 'P-256', x: 'AAAA' }] } }),
+      TypeError,
+    ],
+    ['a key of an unknown kty', () => ({ jwt: { ...jwt(), keys: [{ kty: 'XYZ' }] } }), TypeError],
     ['no key source', () => ({ jwt: { issuer: ISSUER, audience: AUDIENCE } }), TypeError],
     [
       'both keys and jwksUrl',
@@ -332,9 +345,55 @@ describe('configuration MUST refuse what could accept forged tokens', () => {
       () => ({ jwt: { ...jwt(), clockToleranceSeconds: 3600 } }),
       RangeError,
     ],
+    ['a typ other than at+jwt', () => ({ jwt: { ...jwt(), typ: 'JWT' as 'at+jwt' } }), TypeError],
+    [
+      'an http: JWKS URL on a host that is not loopback',
+      () => ({
+        jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: 'http://auth.example.com/jwks' },
+      }),
+      TypeError,
+    ],
+    [
+      'a JWKS timeout of 0',
+      () => ({
+        jwt: {
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          jwksUrl: 'https://a.example/j',
+          jwksTimeoutMs: 0,
+        },
+      }),
+      RangeError,
+    ],
+    [
+      'a JWKS cooldown under 1000 ms',
+      () => ({
+        jwt: {
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          jwksUrl: 'https://a.example/j',
+          jwksCooldownMs: 999,
+        },
+      }),
+      RangeError,
+    ],
     ['neither jwt nor introspection', () => ({}), TypeError],
   ]
   it.each(bad)('refuses %s at construction', (_name, options, type) => {
     expect(() => createTokenVerifier(options())).toThrow(type)
+  })
+
+  it('accepts typ application/at+jwt, an http: JWKS URL on loopback, and elsewhere with allowInsecureHttp', () => {
+    const base = { issuer: ISSUER, audience: AUDIENCE }
+    for (const jwks of [
+      { jwksUrl: 'http://127.0.0.1:8080/jwks' },
+      { jwksUrl: 'http://localhost/jwks' },
+      { jwksUrl: 'http://[::1]/jwks' },
+      { jwksUrl: 'http://auth.internal/jwks', allowInsecureHttp: true },
+    ]) {
+      expect(() => createTokenVerifier({ jwt: { ...base, ...jwks } })).not.toThrow()
+    }
+    const typ = { ...jwt(), typ: 'application/at+jwt' as const }
+    expect(() => createTokenVerifier({ jwt: typ })).not.toThrow()
   })
 })

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Principal } from '@api-blocks/core'
-import type { JWTPayload } from 'jose'
+import type { JWTPayload, JWTVerifyGetKey } from 'jose'
 import { errors, jwtVerify } from 'jose'
 import { BearerError } from './error.ts'
 import { checkAlgorithms } from './internal/algorithms.ts'
@@ -55,6 +55,38 @@ function refusal(error: unknown): BearerError {
   }
 }
 
+// How many keys of the set a token without `kid` is tried against.
+const MAX_CANDIDATE_KEYS = 5
+
+type VerifyOptions = Parameters<typeof jwtVerify>[2]
+
+/**
+ * The payload of `token`, verified. A token without `kid` (RFC 7515 §4.1.4: optional) matches
+ * every key of its algorithm; jose then throws an error that lists them, and each is tried in
+ * turn, at most {@link MAX_CANDIDATE_KEYS} of them, so that a rotation list of two keys works.
+ */
+async function verifyWithCandidates(
+  token: string,
+  getKey: JWTVerifyGetKey,
+  options: VerifyOptions,
+): Promise<JWTPayload> {
+  try {
+    return (await jwtVerify(token, getKey, options)).payload
+  } catch (error) {
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error
+    let tried = 0
+    for await (const key of error) {
+      if (tried++ === MAX_CANDIDATE_KEYS) break
+      try {
+        return (await jwtVerify(token, key, options)).payload
+      } catch (inner) {
+        if (!(inner instanceof errors.JWSSignatureVerificationFailed)) throw inner
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed()
+  }
+}
+
 // RFC 9068 §2.2 types the claims jose leaves alone.
 function checkClaims(payload: JWTPayload, now: number, toleranceSeconds: number): void {
   for (const claim of ['sub', 'jti', 'client_id'] as const) {
@@ -93,14 +125,18 @@ export function createJwtVerify(options: JwtVerificationOptions, clock: () => nu
     throw new RangeError('jwt.clockToleranceSeconds is a whole number of 0 to 300')
   }
   const algorithms = checkAlgorithms(options.algorithms)
-  const getKey = keyResolver(options)
+  const typ = options.typ ?? 'at+jwt'
+  if (typ !== 'at+jwt' && typ !== 'application/at+jwt') {
+    throw new TypeError(`jwt.typ must be at+jwt or application/at+jwt (RFC 9068 §4), got ${typ}`)
+  }
+  const getKey = keyResolver(options, clock)
   const verifyOptions = {
     algorithms,
     issuer: options.issuer,
     audience: [...audience],
     // RFC 9068 §4: `typ` must be at+jwt; jose compares it case-insensitively and without an
     // `application/` prefix (RFC 7515 §4.1.9).
-    typ: options.typ ?? 'at+jwt',
+    typ,
     clockTolerance: tolerance,
     requiredClaims: REQUIRED_CLAIMS,
   }
@@ -108,10 +144,8 @@ export function createJwtVerify(options: JwtVerificationOptions, clock: () => nu
     const now = clock()
     let payload: JWTPayload
     try {
-      ;({ payload } = await jwtVerify(token, getKey, {
-        ...verifyOptions,
-        currentDate: new Date(now),
-      }))
+      const options = { ...verifyOptions, currentDate: new Date(now) }
+      payload = await verifyWithCandidates(token, getKey, options)
     } catch (error) {
       throw refusal(error)
     }

@@ -146,6 +146,7 @@ describe('bearer() answers (RFC 6750 §3)', () => {
         introspect: async () => {
           throw new Error('connection refused')
         },
+        audience: AUDIENCE,
       },
     })
     const response = await handler(get('Bearer abc'))

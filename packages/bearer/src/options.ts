@@ -6,6 +6,18 @@
 import type { Principal } from '@api-blocks/core'
 
 /**
+ * How long past `jwksCacheMaxAgeMs` the keys of the last good JWKS are still used while every
+ * refetch fails: one hour. After it, tokens are answered 503 `JWKS_UNAVAILABLE` until the
+ * JWKS can be fetched again.
+ *
+ * @example
+ * ```ts
+ * console.log(`keys outlive an outage by ${JWKS_STALE_GRACE_MS / 60_000} minutes`)
+ * ```
+ */
+export const JWKS_STALE_GRACE_MS: number = 3_600_000
+
+/**
  * A public JSON Web Key (RFC 7517 §4) as plain data: what a JWKS document lists. Private
  * members (`d`, `p`, `q`, …) and symmetric keys (`kty: 'oct'`) are refused.
  *
@@ -15,7 +27,8 @@ import type { Principal } from '@api-blocks/core'
  * ```
  */
 export interface JsonWebKeyLike {
-  kty: string
+  /** Required; optional in the type so that jose's `JWK` (and `exportJWK()`'s result) fits. */
+  kty?: string
   kid?: string
   alg?: string
   use?: string
@@ -76,15 +89,32 @@ export interface JwtVerificationOptions {
    * `HS*` family are refused here, so a token can never pick its own verification method.
    */
   algorithms?: readonly string[]
-  /** The `typ` header required (default `at+jwt`, which also matches `application/at+jwt`). */
-  typ?: string
+  /**
+   * The `typ` header required: `at+jwt` (the default) or `application/at+jwt`, which jose
+   * treats alike (RFC 9068 §4); any other value is refused at construction.
+   */
+  typ?: 'at+jwt' | 'application/at+jwt'
+  /**
+   * Allow an `http:` `jwksUrl` on a host other than a loopback one (`localhost`,
+   * `127.0.0.0/8`, `[::1]`); default `false`, since the JWKS decides which tokens are genuine.
+   */
+  allowInsecureHttp?: boolean
   /** Leeway for `exp`, `nbf` and `iat`, in seconds (default 30). */
   clockToleranceSeconds?: number
-  /** The least time between two JWKS fetches caused by an unknown `kid`, ms (default 30 000). */
+  /**
+   * The least time between two JWKS fetches, ms (default 30 000, at least 1000): the clock
+   * starts at every fetch, whether it succeeded or not. Within it a token with an unknown `kid`
+   * is refused from the keys at hand (401 `invalid_token`) without a fetch.
+   */
   jwksCooldownMs?: number
-  /** How long one JWKS fetch may take, ms (default 5000). */
+  /** How long one JWKS fetch may take, ms (default 5000, at least 1). */
   jwksTimeoutMs?: number
-  /** How long fetched keys are used before they are fetched again, ms (default 600 000). */
+  /**
+   * How long fetched keys are used before they are fetched again, ms (default 600 000). When
+   * the refetch fails, the keys at hand are still used for {@link JWKS_STALE_GRACE_MS} past
+   * this age (an outage of the authorisation server does not stop this API at once), then the
+   * verifier answers 503 `JWKS_UNAVAILABLE` until a fetch succeeds.
+   */
   jwksCacheMaxAgeMs?: number
   /** The fetch used for the JWKS (default: the global `fetch`). */
   fetch?: BearerFetch
@@ -118,10 +148,25 @@ export interface IntrospectionResponse {
 
 /** What both kinds of introspection check besides `active`. */
 interface IntrospectionChecks {
-  /** When set, an active token's `aud` must contain one of these (RFC 9700 §2.3). */
-  audience?: string | readonly string[]
+  /**
+   * Required: this resource server's identifier(s); an active token's `aud` (a string or a
+   * list) must contain one of them (RFC 9700 §2.3: a token meant for another resource server
+   * must not be accepted here). `false` accepts a token of any audience: **unsafe** (any API
+   * of the same authorisation server could replay its tokens here); only for an authorisation
+   * server that issues tokens for this one API and no `aud`.
+   */
+  audience: string | readonly string[] | false
   /** When set, an active token's `iss` must equal it. */
   issuer?: string
+  /**
+   * Whether an active answer must carry `token_type` `Bearer` (compared without regard to
+   * case), default `true`. With `false`, an answer without `token_type` is accepted (for
+   * authorisation servers that omit it); one with another `token_type` is still refused.
+   * An answer whose `token_use` is present and not `access_token` is refused either way.
+   */
+  requireTokenType?: boolean
+  /** Leeway for the answer's `exp` and `nbf`, in seconds (default 30, at most 300). */
+  clockToleranceSeconds?: number
 }
 
 /**
@@ -130,7 +175,10 @@ interface IntrospectionChecks {
  *
  * @example
  * ```ts
- * const introspection: InProcessIntrospectionOptions = { introspect: (token) => server.introspectToken(token) }
+ * const introspection: InProcessIntrospectionOptions = {
+ *   introspect: (token) => server.introspectToken(token),
+ *   audience: 'https://api.example.com',
+ * }
  * ```
  */
 export interface InProcessIntrospectionOptions extends IntrospectionChecks {
@@ -145,6 +193,7 @@ export interface InProcessIntrospectionOptions extends IntrospectionChecks {
  * ```ts
  * const introspection: HttpIntrospectionOptions = {
  *   url: 'https://auth.example.com/oauth/introspect',
+ *   audience: 'https://api.example.com',
  *   clientId: 'orders-api',
  *   clientSecret: process.env.INTROSPECTION_SECRET ?? '',
  * }
@@ -157,13 +206,18 @@ export interface HttpIntrospectionOptions extends IntrospectionChecks {
   clientId: string
   /** Its client secret. */
   clientSecret: string
-  /** How long one introspection request may take, ms (default 5000). */
+  /** How long one introspection request may take, ms (default 5000, at least 1). */
   timeoutMs?: number
+  /**
+   * Allow an `http:` URL on a host other than a loopback one (`localhost`, `127.0.0.0/8`,
+   * `[::1]`); default `false`, since the request carries this API's client secret.
+   */
+  allowInsecureHttp?: boolean
   /** The fetch used (default: the global `fetch`). */
   fetch?: BearerFetch
   /**
    * The cache of active answers, keyed by the token's SHA-256: at most `maxEntries` (default
-   * 10 000, least recently used evicted), each kept `maxAgeSeconds` (default 60) and never past
+   * 10 000, least recently used evicted), each kept `maxAgeSeconds` (default 60, at most 300) and never past
    * the token's `exp`. A revocation therefore takes effect within `maxAgeSeconds`. Inactive
    * answers are not cached. `{ maxEntries: 0 }` turns the cache off.
    */
@@ -172,7 +226,8 @@ export interface HttpIntrospectionOptions extends IntrospectionChecks {
 
 /**
  * How tokens are verified and answered. At least one of `jwt` and `introspection`; with both,
- * a token of three dot-separated parts goes to `jwt`, any other to `introspection`.
+ * a token that is a JWS (three dot-separated parts, the first a base64url JSON object with a
+ * string `alg`) goes to `jwt`, any other (such as `mF_9.B5f-4.1JqM`) to `introspection`.
  *
  * @example
  * ```ts

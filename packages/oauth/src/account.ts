@@ -47,12 +47,24 @@ const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
   email: ['email', 'email_verified'],
 }
 
-/** Every claim a scope can release, for discovery's `claims_supported`. */
+/**
+ * Every claim a scope can release, for discovery's `claims_supported`.
+ *
+ * @example
+ * ```ts
+ * RELEASABLE_CLAIMS.includes('email_verified') // true
+ * ```
+ */
 export const RELEASABLE_CLAIMS: readonly string[] = Object.values(SCOPE_CLAIMS).flat()
 
 /**
  * The claims of `account` that `scopes` release (OIDC Core §5.4), never `sub` or another
  * registered JWT claim.
+ *
+ * @example
+ * ```ts
+ * releasedClaims({ subject: 'u', claims: { name: 'Ada', email: 'a@x' } }, ['email']) // { email: 'a@x' }
+ * ```
  */
 export function releasedClaims(
   account: Account | undefined,

@@ -10,7 +10,7 @@
 import type { OAuthClient } from './clients.ts'
 import type { ServerContext } from './context.ts'
 import { OAuthError } from './error.ts'
-import { type Parameters, parameter, parseUrlEncoded } from './form.ts'
+import { type Parameters, parameter, parseUrlEncoded, readFormText } from './form.ts'
 import { errorPage } from './html.ts'
 import { LIMITS } from './limits.ts'
 import { isS256Challenge } from './pkce.ts'
@@ -22,6 +22,11 @@ import { randomId } from './tokens.ts'
  * A 303 to `redirectUri` with `parameters` added to its query and `iss` (RFC 9207 §2), so the
  * client can tell which server answered (mix-up defence, RFC 9700 §4.4). 303, not 302 or 307:
  * the user agent must GET the redirect URI whatever method brought it here (RFC 9700 §4.12).
+ *
+ * @example
+ * ```ts
+ * redirectWith('https://app.example/cb', issuer, { code, state }) // 303 to …/cb?code=…&state=…&iss=…
+ * ```
  */
 export function redirectWith(
   redirectUri: string,
@@ -157,15 +162,32 @@ function validate(context: ServerContext, client: OAuthClient, query: Parameters
   return { state, scopes, challenge, nonce, resource: resource.identifier }
 }
 
-/** `GET /authorize`. */
+/**
+ * `GET /authorize` (or `POST` with a form).
+ *
+ * @example
+ * ```ts
+ * const response = await handleAuthorize(context, new Request(`${issuer}/authorize?${query}`))
+ * ```
+ */
 export async function handleAuthorize(context: ServerContext, request: Request): Promise<Response> {
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } })
+  // OpenID Connect Core §3.1.2.1: GET and POST (a form). Not HEAD: it would start an interaction.
+  let search: string
+  if (request.method === 'GET') {
+    search = new URL(request.url).search.slice(1)
+    if (search.length > LIMITS.query) {
+      return errorPage('invalid_request', 'The request is too long.', 414)
+    }
+  } else if (request.method === 'POST') {
+    try {
+      search = await readFormText(request, LIMITS.query)
+    } catch (error) {
+      if (error instanceof OAuthError) return errorPage(error.error, error.message)
+      throw error
+    }
+  } else {
+    return new Response(null, { status: 405, headers: { allow: 'GET, POST' } })
   }
-  const url = new URL(request.url)
-  const search = url.search.slice(1)
-  if (search.length > LIMITS.query)
-    return errorPage('invalid_request', 'The request is too long.', 414)
   const query = parseUrlEncoded(search)
   if (query === undefined) return errorPage('invalid_request', 'The request is not well formed.')
   const trusted = await trust(context, query)

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { BASIC_EXAMPLES } from '../test/vectors/rfc-client-auth.ts'
 import { authenticateClient, basicCredentials } from './client-auth.ts'
@@ -13,6 +14,33 @@ describe('basicCredentials', () => {
     // "my client:1" / "p@ss word+%" form-encoded, then base64.
     const header = `Basic ${btoa('my+client%3A1:p%40ss+word%2B%25')}`
     expect(basicCredentials(header)).toEqual({ id: 'my client:1', secret: 'p@ss word+%' })
+  })
+
+  test('property: whatever the id and secret, encoded as RFC 6749 §2.3.1 says, they decode back', () => {
+    const encode = (text: string) => encodeURIComponent(text).replace(/%20/g, '+')
+    const utf8Base64 = (text: string) =>
+      btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, unit: 'grapheme' }),
+        fc.string({ unit: 'grapheme' }),
+        (id, secret) => {
+          const header = `Basic ${utf8Base64(`${encode(id)}:${encode(secret)}`)}`
+          expect(basicCredentials(header)).toEqual({ id, secret })
+        },
+      ),
+      { interruptAfterTimeLimit: 2000 },
+    )
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        try {
+          basicCredentials(text)
+        } catch (error) {
+          expect(error).toMatchObject({ error: 'invalid_client' })
+        }
+      }),
+      { interruptAfterTimeLimit: 2000 },
+    )
   })
 
   test('the scheme is case-insensitive (RFC 7617 §2)', () => {

@@ -17,9 +17,16 @@ import { LIMITS } from './limits.ts'
  * How the client authenticated: the values of `token_endpoint_auth_methods_supported`
  * (RFC 8414 §2).
  */
-export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
+type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
 
-/** A client that authenticated, and how. */
+/**
+ * A client that authenticated, and how.
+ *
+ * @example
+ * ```ts
+ * const { client, method }: AuthenticatedClient = await authenticateClient(request, form, registry, options)
+ * ```
+ */
 export interface AuthenticatedClient {
   readonly client: OAuthClient
   readonly method: ClientAuthMethod
@@ -81,7 +88,14 @@ async function secretMatches(client: OAuthClient, secret: string): Promise<boole
   return match
 }
 
-/** Options of {@link authenticateClient}. */
+/**
+ * Options of {@link authenticateClient}.
+ *
+ * @example
+ * ```ts
+ * const options: AuthenticateOptions = { allowPublic: true, onFailure: (id) => console.warn(id) }
+ * ```
+ */
 export interface AuthenticateOptions {
   /** Whether a public client (no secret) may call this endpoint with its `client_id` alone. */
   readonly allowPublic: boolean
@@ -94,6 +108,11 @@ export interface AuthenticateOptions {
  * `invalid_request` a request that uses two methods at once (RFC 6749 §2.3: "MUST NOT use more
  * than one authentication method in each request"), and with `invalid_client` (401) an unknown
  * client, a wrong or missing secret, or a public client where one is not allowed.
+ *
+ * @example
+ * ```ts
+ * const { client } = await authenticateClient(request, form, registry, { allowPublic: false, onFailure })
+ * ```
  */
 export async function authenticateClient(
   request: Request,

@@ -115,7 +115,7 @@ function checkRedirectUri(clientId: string, uri: string): void {
 /**
  * Checks one client's configuration, throwing a TypeError that names what is wrong.
  */
-export function checkClientConfig(client: ClientConfig): void {
+function checkClientConfig(client: ClientConfig): void {
   if (typeof client.id !== 'string' || client.id === '' || client.id.length > LIMITS.clientId) {
     throw new TypeError(`A client id is 1 to ${LIMITS.clientId} characters`)
   }
@@ -171,7 +171,14 @@ export function staticClients(clients: readonly ClientConfig[]): ClientRegistry 
   return { findClient: async (id) => byId.get(id) }
 }
 
-/** Whether the client has a secret (RFC 6749 §2.1: confidential). */
+/**
+ * Whether the client has a secret (RFC 6749 §2.1: confidential).
+ *
+ * @example
+ * ```ts
+ * isConfidential({ id: 'spa', grantTypes: ['authorization_code'], scopes: [] }) // false
+ * ```
+ */
 export function isConfidential(client: OAuthClient): boolean {
   return (client.secretHashes?.length ?? 0) > 0
 }

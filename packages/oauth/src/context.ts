@@ -9,7 +9,14 @@ import type { ResolvedOptions } from './options.ts'
 import type { OAuthStore } from './store.ts'
 import { keyedHash } from './tokens.ts'
 
-/** One server's shared state. */
+/**
+ * One server's shared state.
+ *
+ * @example
+ * ```ts
+ * const hash = await context.hash(token) // what the store keeps
+ * ```
+ */
 export interface ServerContext {
   readonly options: ResolvedOptions
   readonly store: OAuthStore
@@ -19,7 +26,14 @@ export interface ServerContext {
   hash(value: string): Promise<string>
 }
 
-/** Makes the context of a server. */
+/**
+ * Makes the context of a server.
+ *
+ * @example
+ * ```ts
+ * const context = createContext(resolveOptions(options), new MemoryOAuthStore())
+ * ```
+ */
 export function createContext(options: ResolvedOptions, store: OAuthStore): ServerContext {
   let keys: Promise<KeySet> | undefined
   return {

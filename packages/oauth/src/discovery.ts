@@ -24,6 +24,7 @@ export interface AuthorizationServerMetadata {
   readonly introspection_endpoint: string
   readonly revocation_endpoint: string
   readonly jwks_uri: string
+  readonly userinfo_endpoint: string
   readonly response_types_supported: readonly string[]
   readonly response_modes_supported: readonly string[]
   readonly grant_types_supported: readonly string[]
@@ -40,7 +41,14 @@ export interface AuthorizationServerMetadata {
   readonly request_uri_parameter_supported: false
 }
 
-/** The metadata of a server with these options. */
+/**
+ * The metadata of a server with these options.
+ *
+ * @example
+ * ```ts
+ * buildMetadata(resolveOptions(options)).token_endpoint // 'https://as.example.com/token'
+ * ```
+ */
 export function buildMetadata(options: ResolvedOptions): AuthorizationServerMetadata {
   const { issuer, paths } = options
   return Object.freeze({
@@ -50,6 +58,7 @@ export function buildMetadata(options: ResolvedOptions): AuthorizationServerMeta
     introspection_endpoint: endpointUrl(issuer, paths.introspect),
     revocation_endpoint: endpointUrl(issuer, paths.revoke),
     jwks_uri: endpointUrl(issuer, paths.jwks),
+    userinfo_endpoint: endpointUrl(issuer, paths.userinfo),
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
@@ -80,7 +89,14 @@ export function buildMetadata(options: ResolvedOptions): AuthorizationServerMeta
   })
 }
 
-/** A public JSON document, cacheable for a while (RFC 9111 §5.2.2.1). */
+/**
+ * A public JSON document, cacheable for a while (RFC 9111 §5.2.2.1).
+ *
+ * @example
+ * ```ts
+ * publicJson({ keys: [] }, 300) // 200, Cache-Control: public, max-age=300
+ * ```
+ */
 export function publicJson(body: unknown, maxAge: number): Response {
   return new Response(JSON.stringify(body), {
     headers: {

@@ -22,6 +22,7 @@ describe('OAuthError', () => {
     const response = oauthErrorResponse(
       new OAuthError('invalid_client', 'Who?'),
       'https://as.example.com',
+      () => {},
     )
     expect(response.status).toBe(401)
     expect(response.headers.get('content-type')).toBe('application/json')
@@ -32,7 +33,10 @@ describe('OAuthError', () => {
   })
 
   test('anything else is a server_error that says nothing of itself', async () => {
-    const response = oauthErrorResponse(new Error('database password is hunter2'), 'r')
+    const events: unknown[] = []
+    const thrown = new Error('database password is hunter2')
+    const response = oauthErrorResponse(thrown, 'r', (event) => events.push(event))
+    expect(events).toEqual([{ type: 'server_error', code: 'SERVER_ERROR', error: thrown }])
     expect(response.status).toBe(500)
     const body = await response.text()
     expect(body).not.toContain('hunter2')

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { OAuthErrorCode } from './error.ts'
 
 /**
  * One thing that happened.
@@ -15,6 +16,8 @@
  * - `client_authentication_failed`: `clientId` is what the client claimed, if anything.
  * - `token_revoked`: through the revocation endpoint.
  * - `authorization_denied`: the user refused consent (`denyInteraction`).
+ * - `server_error`: an endpoint failed (the store, most likely) and answered 500
+ *   `server_error`; `error` is what was thrown.
  *
  * @example
  * ```ts
@@ -32,8 +35,17 @@ export interface OAuthEvent {
     | 'client_authentication_failed'
     | 'token_revoked'
     | 'authorization_denied'
+    | 'server_error'
+  /**
+   * For the events of a refusal, the code of the error the client got (`INVALID_GRANT` for a
+   * reuse or a replay, `INVALID_CLIENT`, `ACCESS_DENIED`, `SERVER_ERROR`): the one spelling logs
+   * and metrics share with {@link OAuthError}.
+   */
+  readonly code?: OAuthErrorCode | undefined
   readonly clientId?: string | undefined
   readonly familyId?: string | undefined
   readonly subject?: string | undefined
   readonly grantType?: string | undefined
+  /** For `server_error`: what the endpoint threw. */
+  readonly error?: unknown
 }

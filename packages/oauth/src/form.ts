@@ -12,13 +12,27 @@
 import { BodyReadError, readRequestBody } from '@api-blocks/core'
 import { OAuthError } from './error.ts'
 
-/** The parameters, each at most once; a name given twice is in `duplicates`. */
+/**
+ * The parameters, each at most once; a name given twice is in `duplicates`.
+ *
+ * @example
+ * ```ts
+ * const form: Parameters = parseUrlEncoded('a=1')! // values: a → '1'
+ * ```
+ */
 export interface Parameters {
   readonly values: ReadonlyMap<string, string>
   readonly duplicates: ReadonlySet<string>
 }
 
-/** The most parameters one request may carry; there are about a dozen in any real one. */
+/**
+ * The most parameters one request may carry; there are about a dozen in any real one.
+ *
+ * @example
+ * ```ts
+ * MAX_PARAMETERS // 64
+ * ```
+ */
 export const MAX_PARAMETERS = 64
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
@@ -67,10 +81,15 @@ export function parseUrlEncoded(text: string): Parameters | undefined {
 }
 
 /**
- * Reads a POST form within `maxBytes`, refusing another media type, a body over the limit,
- * malformed encoding and duplicated parameters, each as an `invalid_request` OAuthError.
+ * Reads a POST form body as text within `maxBytes`, refusing another media type, a body over
+ * the limit and bad UTF-8, each as an `invalid_request` OAuthError.
+ *
+ * @example
+ * ```ts
+ * const text = await readFormText(request, 16 * 1024) // 'grant_type=…'
+ * ```
  */
-export async function readForm(request: Request, maxBytes: number): Promise<Parameters> {
+export async function readFormText(request: Request, maxBytes: number): Promise<string> {
   const type = request.headers.get('content-type') ?? ''
   // RFC 6749 §3.2 / §4.1.3: the token endpoint takes application/x-www-form-urlencoded only.
   if (type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/x-www-form-urlencoded') {
@@ -95,13 +114,25 @@ export async function readForm(request: Request, maxBytes: number): Promise<Para
     }
     throw error
   }
-  let text: string
   try {
-    text = decoder.decode(bytes)
+    return decoder.decode(bytes)
   } catch {
     throw new OAuthError('invalid_request', 'The request body is not UTF-8.')
   }
-  const parameters = parseUrlEncoded(text)
+}
+
+/**
+ * Reads a POST form within `maxBytes` ({@link readFormText}), refusing malformed encoding and
+ * duplicated parameters as `invalid_request`.
+ *
+ * @example
+ * ```ts
+ * const form = await readForm(request, 16 * 1024)
+ * form.values.get('grant_type')
+ * ```
+ */
+export async function readForm(request: Request, maxBytes: number): Promise<Parameters> {
+  const parameters = parseUrlEncoded(await readFormText(request, maxBytes))
   if (parameters === undefined) {
     throw new OAuthError('invalid_request', 'The request body is not a well-formed form.')
   }
@@ -110,7 +141,7 @@ export async function readForm(request: Request, maxBytes: number): Promise<Para
 }
 
 /** Throws `invalid_request` when a parameter was given more than once (RFC 6749 §3.1). */
-export function refuseDuplicates(parameters: Parameters): void {
+function refuseDuplicates(parameters: Parameters): void {
   const [first] = parameters.duplicates
   if (first !== undefined) {
     throw new OAuthError(
@@ -123,6 +154,11 @@ export function refuseDuplicates(parameters: Parameters): void {
 /**
  * One parameter, at most `maxLength` characters: `undefined` when absent; an `invalid_request`
  * OAuthError when longer.
+ *
+ * @example
+ * ```ts
+ * const state = parameter(query, 'state', LIMITS.state) // string | undefined
+ * ```
  */
 export function parameter(
   parameters: Parameters,

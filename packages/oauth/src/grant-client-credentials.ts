@@ -15,7 +15,14 @@ import { OIDC_SCOPES, parseScope, requireSubset } from './scope.ts'
 import type { FamilyRecord } from './store.ts'
 import { randomId } from './tokens.ts'
 
-/** `grant_type=client_credentials`. */
+/**
+ * `grant_type=client_credentials`.
+ *
+ * @example
+ * ```ts
+ * return clientCredentialsGrant(context, client, form) // 200 { access_token, … }
+ * ```
+ */
 export async function clientCredentialsGrant(
   context: ServerContext,
   client: OAuthClient,

@@ -21,7 +21,14 @@ import { isCodeShape } from './tokens.ts'
 
 const UNKNOWN_CODE = 'The authorization code is invalid, expired or already used.'
 
-/** `grant_type=authorization_code`. */
+/**
+ * `grant_type=authorization_code`.
+ *
+ * @example
+ * ```ts
+ * return authorizationCodeGrant(context, client, form) // 200 { access_token, id_token, … }
+ * ```
+ */
 export async function authorizationCodeGrant(
   context: ServerContext,
   client: OAuthClient,
@@ -50,7 +57,12 @@ export async function authorizationCodeGrant(
     // as long as any token of the family could.
     const familyId = consumed.code.familyId
     await context.store.revokeFamily(familyId, now, now + ttl.refreshToken * 1000)
-    onEvent({ type: 'code_replayed', clientId: consumed.code.clientId, familyId })
+    onEvent({
+      type: 'code_replayed',
+      code: 'INVALID_GRANT',
+      clientId: consumed.code.clientId,
+      familyId,
+    })
     throw new OAuthError('invalid_grant', UNKNOWN_CODE)
   }
   const record = consumed.code
@@ -63,6 +75,11 @@ export async function authorizationCodeGrant(
       'invalid_grant',
       'The redirect_uri does not match the authorization request.',
     )
+  }
+  // RFC 8707 §2.2: a resource at the token endpoint can only name the one authorized.
+  const resource = parameter(form, 'resource', LIMITS.resource)
+  if (resource !== undefined && resource !== record.resource) {
+    throw new OAuthError('invalid_target', 'The resource is not the one authorized.')
   }
   // RFC 7636 §4.6: the verifier's S256 must match the challenge, compared in constant time.
   if (!(await verifyPkce(verifier, record.codeChallenge))) {

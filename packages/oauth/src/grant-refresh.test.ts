@@ -122,6 +122,16 @@ describe('the refresh token grant', () => {
     expect((await refresh(harness, first['refresh_token'] as string)).status).toBe(200)
   })
 
+  test('another resource MUST be refused with invalid_target (RFC 8707 §2.2)', async () => {
+    const harness = await makeServer()
+    const first = await start(harness)
+    const token = first['refresh_token'] as string
+    expect(
+      await json(await refresh(harness, token, { resource: 'https://other.example.com/' })),
+    ).toMatchObject({ error: 'invalid_target' })
+    expect((await refresh(harness, token, { resource: 'https://as.example.com' })).status).toBe(200)
+  })
+
   test('an access token is not a refresh token', async () => {
     const harness = await makeServer()
     const first = await start(harness)

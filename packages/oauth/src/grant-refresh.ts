@@ -17,7 +17,14 @@ import { familyOfOpaqueToken } from './tokens.ts'
 
 const INVALID = 'The refresh token is invalid, expired or revoked.'
 
-/** `grant_type=refresh_token`. */
+/**
+ * `grant_type=refresh_token`.
+ *
+ * @example
+ * ```ts
+ * return refreshTokenGrant(context, client, form) // 200 { access_token, refresh_token, … }
+ * ```
+ */
 export async function refreshTokenGrant(
   context: ServerContext,
   client: OAuthClient,
@@ -41,7 +48,12 @@ export async function refreshTokenGrant(
       graceMs: refreshReuseGraceMs,
     })
     if (result.state === 'reused') {
-      onEvent({ type: 'refresh_token_reused', clientId: result.family.clientId, familyId })
+      onEvent({
+        type: 'refresh_token_reused',
+        code: 'INVALID_GRANT',
+        clientId: result.family.clientId,
+        familyId,
+      })
     }
     throw new OAuthError('invalid_grant', INVALID)
   }
@@ -49,6 +61,11 @@ export async function refreshTokenGrant(
   // RFC 6749 §6: the refresh token was issued to this client.
   if (record.kind !== 'refresh_token' || family.clientId !== client.id) {
     throw new OAuthError('invalid_grant', INVALID)
+  }
+  // RFC 8707 §2.2: the grant's resource, no other.
+  const resource = parameter(form, 'resource', LIMITS.resource)
+  if (resource !== undefined && resource !== family.resource) {
+    throw new OAuthError('invalid_target', 'The resource is not the one authorized.')
   }
   // RFC 6749 §6: the scope never widens what the grant holds. It does not narrow either: a
   // token's scope is its grant's (the store keeps scopes per grant, and introspection reports
@@ -61,10 +78,6 @@ export async function refreshTokenGrant(
         'A refresh cannot narrow the scope: omit scope, or repeat the granted one.',
       )
     }
-  }
-  // A refresh token still needs the client's permission: a client that lost the grant stops.
-  if (!client.grantTypes.includes('refresh_token')) {
-    throw new OAuthError('unauthorized_client', 'The client may not use refresh tokens.')
   }
   const access = await mintAccessToken(context, family, now)
   const next = await mintRefreshToken(context, family, now)
@@ -87,7 +100,12 @@ export async function refreshTokenGrant(
     case 'reused':
       // Another request rotated it between our read and our write: the store revoked the
       // family (the race is exactly what reuse detection cannot tell from theft).
-      onEvent({ type: 'refresh_token_reused', clientId: client.id, familyId })
+      onEvent({
+        type: 'refresh_token_reused',
+        code: 'INVALID_GRANT',
+        clientId: client.id,
+        familyId,
+      })
       throw new OAuthError('invalid_grant', INVALID)
     default:
       throw new OAuthError('invalid_grant', INVALID)

@@ -26,7 +26,14 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character]!)
 }
 
-/** A 400 HTML page saying what is wrong with the authorization request. */
+/**
+ * A 400 HTML page saying what is wrong with the authorization request.
+ *
+ * @example
+ * ```ts
+ * return errorPage('invalid_request', 'The redirect_uri is not registered for this client.')
+ * ```
+ */
 export function errorPage(error: string, description: string, status = 400): Response {
   const body = `<!doctype html>
 <html lang="en">

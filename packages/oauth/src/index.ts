@@ -4,7 +4,6 @@
  * @module
  */
 
-// The protocol core.
 export type { Account } from './account.ts'
 export type { ClientConfig, ClientRegistry, GrantType, OAuthClient } from './clients.ts'
 export { hashClientSecret, staticClients } from './clients.ts'
@@ -17,7 +16,6 @@ export type { IntrospectionResult } from './introspect.ts'
 export type { JsonWebKeyLike, PublicJwk, SigningAlgorithm, SigningKey } from './keys.ts'
 export { generateSigningKey } from './keys.ts'
 export { LIMITS } from './limits.ts'
-// Store: the memory store (the default) and its options.
 export type { MemoryOAuthStoreOptions } from './memory-store.ts'
 export { MemoryOAuthStore } from './memory-store.ts'
 export type {

@@ -51,7 +51,14 @@ export interface InteractionResult {
   readonly authTime?: number | undefined
 }
 
-/** The interaction's details, or `undefined` when unknown or expired. */
+/**
+ * The interaction's details, or `undefined` when unknown or expired.
+ *
+ * @example
+ * ```ts
+ * const details = await interactionDetails(context, id) // undefined when expired
+ * ```
+ */
 export async function interactionDetails(
   context: ServerContext,
   id: string,
@@ -97,6 +104,11 @@ const EXPIRED =
  * nonce, subject and the approved scopes, with its family id chosen now, and answers the 303
  * to the redirect URI with `code`, `state` and `iss`. Throws a TypeError for a result that is
  * not a subset of the request (the host's bug, before anything is taken).
+ *
+ * @example
+ * ```ts
+ * return completeInteraction(context, id, { subject: 'user-1', scopes: ['openid'] })
+ * ```
  */
 export async function completeInteraction(
   context: ServerContext,
@@ -130,13 +142,20 @@ export async function completeInteraction(
   return redirectWith(interaction.redirectUri, issuer, { code, state: interaction.state })
 }
 
-/** The user refused: a 303 to the redirect URI with `error=access_denied` (RFC 6749 §4.1.2.1). */
+/**
+ * The user refused: a 303 to the redirect URI with `error=access_denied` (RFC 6749 §4.1.2.1).
+ *
+ * @example
+ * ```ts
+ * return denyInteraction(context, id) // 303 …?error=access_denied&state=…&iss=…
+ * ```
+ */
 export async function denyInteraction(context: ServerContext, id: string): Promise<Response> {
   const { clock, issuer, onEvent } = context.options
   if (!isIdShape(id)) return errorPage('invalid_request', EXPIRED)
   const interaction = await context.store.takeInteraction(id, clock())
   if (interaction === undefined) return errorPage('invalid_request', EXPIRED)
-  onEvent({ type: 'authorization_denied', clientId: interaction.clientId })
+  onEvent({ type: 'authorization_denied', code: 'ACCESS_DENIED', clientId: interaction.clientId })
   return redirectWith(interaction.redirectUri, issuer, {
     error: 'access_denied',
     error_description: 'The user did not approve the request.',

@@ -51,7 +51,15 @@ export type IntrospectionResult =
 
 const INACTIVE: IntrospectionResult = Object.freeze({ active: false })
 
-/** Introspects `token` in process: what `POST /oauth/introspect` answers, without a client. */
+/**
+ * Introspects `token` in process: what `POST /oauth/introspect` answers, without a client.
+ *
+ * @example
+ * ```ts
+ * const result = await introspectToken(context, token)
+ * if (result.active) console.log(result.scope)
+ * ```
+ */
 export async function introspectToken(
   context: ServerContext,
   token: string,
@@ -85,7 +93,14 @@ export async function introspectToken(
   return result as IntrospectionResult
 }
 
-/** `POST /oauth/introspect`: the caller authenticates as a confidential client (RFC 7662 §2.1). */
+/**
+ * `POST /oauth/introspect`: the caller authenticates as a confidential client (RFC 7662 §2.1).
+ *
+ * @example
+ * ```ts
+ * const response = await handleIntrospect(context, request) // 200 {"active":false} or the fields
+ * ```
+ */
 export async function handleIntrospect(
   context: ServerContext,
   request: Request,
@@ -96,7 +111,8 @@ export async function handleIntrospect(
     const form = await readForm(request, maxFormBytes)
     await authenticateClient(request, form, clients, {
       allowPublic: false,
-      onFailure: (clientId) => onEvent({ type: 'client_authentication_failed', clientId }),
+      onFailure: (clientId) =>
+        onEvent({ type: 'client_authentication_failed', code: 'INVALID_CLIENT', clientId }),
     })
     const token = parameter(form, 'token', Number.POSITIVE_INFINITY)
     if (token === undefined)
@@ -106,6 +122,6 @@ export async function handleIntrospect(
     parameter(form, 'token_type_hint', LIMITS.shortParameter)
     return noStoreJson(await introspectToken(context, token))
   } catch (error) {
-    return oauthErrorResponse(error, issuer)
+    return oauthErrorResponse(error, issuer, onEvent)
   }
 }

@@ -11,7 +11,14 @@ import { noStoreJson } from './responses.ts'
 import type { FamilyRecord, TokenRecord } from './store.ts'
 import { opaqueToken, randomId } from './tokens.ts'
 
-/** A token and the record the store keeps of it. */
+/**
+ * A token and the record the store keeps of it.
+ *
+ * @example
+ * ```ts
+ * const { token, record }: Minted = await mintAccessToken(context, family, now)
+ * ```
+ */
 export interface Minted {
   readonly token: string
   readonly record: TokenRecord
@@ -26,6 +33,11 @@ function resourceOf(context: ServerContext, family: FamilyRecord) {
 /**
  * A new access token of `family`: opaque `<familyId>.<secret>` or a signed JWT (RFC 9068 §2),
  * stored by the hash of the token or of its `jti`. It never outlives the family.
+ *
+ * @example
+ * ```ts
+ * const access = await mintAccessToken(context, family, now)
+ * ```
  */
 export async function mintAccessToken(
   context: ServerContext,
@@ -72,7 +84,14 @@ export async function mintAccessToken(
   return { token, record }
 }
 
-/** A new refresh token of `family`, living until the end of the family or the refresh TTL. */
+/**
+ * A new refresh token of `family`, living until the end of the family or the refresh TTL.
+ *
+ * @example
+ * ```ts
+ * const refresh = await mintRefreshToken(context, family, now)
+ * ```
+ */
 export async function mintRefreshToken(
   context: ServerContext,
   family: FamilyRecord,
@@ -95,6 +114,11 @@ export async function mintRefreshToken(
 /**
  * An ID token (OpenID Connect Core §2, §3.1.3.6) for the family's user: `iss`, `sub`, `aud`
  * (the client), `exp`, `iat`, `auth_time`, `nonce`, and the claims its scopes release.
+ *
+ * @example
+ * ```ts
+ * const idToken = await mintIdToken(context, family, 'n-0S6_WzA2Mj', now)
+ * ```
  */
 export async function mintIdToken(
   context: ServerContext,
@@ -118,7 +142,14 @@ export async function mintIdToken(
   return signJwt(await context.keys(), 'JWT', claims)
 }
 
-/** The successful token response (RFC 6749 §5.1), never cached. */
+/**
+ * The successful token response (RFC 6749 §5.1), never cached.
+ *
+ * @example
+ * ```ts
+ * return tokenResponse(access, family, now, { refreshToken: refresh.token })
+ * ```
+ */
 export function tokenResponse(
   access: Minted,
   family: FamilyRecord,

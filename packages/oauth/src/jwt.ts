@@ -7,7 +7,14 @@
 import { jwtVerify, SignJWT } from 'jose'
 import type { KeySet } from './keys.ts'
 
-/** Signs `claims` with the set's signing key, `typ` in the header (`JWT` or `at+jwt`). */
+/**
+ * Signs `claims` with the set's signing key, `typ` in the header (`JWT` or `at+jwt`).
+ *
+ * @example
+ * ```ts
+ * const jwt = await signJwt(keys, 'at+jwt', { iss, sub, aud, exp, iat, jti, client_id })
+ * ```
+ */
 export function signJwt(
   keys: KeySet,
   typ: 'JWT' | 'at+jwt',
@@ -19,7 +26,14 @@ export function signJwt(
     .sign(signing.privateKey)
 }
 
-/** The claims of a JWT access token this server signed. */
+/**
+ * The claims of a JWT access token this server signed.
+ *
+ * @example
+ * ```ts
+ * const claims: AccessTokenClaims | undefined = await verifyOwnAccessToken(keys, issuer, token, now)
+ * ```
+ */
 export interface AccessTokenClaims {
   readonly jti: string
   readonly client_id: string
@@ -30,6 +44,11 @@ export interface AccessTokenClaims {
  * The claims of `token` when it is a JWT access token this server signed with one of its keys
  * (`typ` `at+jwt`, RFC 9068 §4; `iss` this issuer) and not expired at `now`; else
  * `undefined`. Its store record still decides whether it is active.
+ *
+ * @example
+ * ```ts
+ * const claims = await verifyOwnAccessToken(keys, issuer, token, Date.now())
+ * ```
  */
 export async function verifyOwnAccessToken(
   keys: KeySet,

@@ -78,7 +78,7 @@ export interface PublicJwk extends JsonWebKeyLike {
 }
 
 /** One imported key. */
-export interface LoadedKey {
+interface LoadedKey {
   readonly kid: string
   readonly alg: SigningAlgorithm
   readonly privateKey: CryptoKey
@@ -86,7 +86,14 @@ export interface LoadedKey {
   readonly publicJwk: PublicJwk
 }
 
-/** The keys of a server: `signing` signs, every one of `keys` verifies. */
+/**
+ * The keys of a server: `signing` signs, every one of `keys` verifies.
+ *
+ * @example
+ * ```ts
+ * const keys: KeySet = await loadKeySet([await generateSigningKey()])
+ * ```
+ */
 export interface KeySet {
   readonly signing: LoadedKey
   readonly byKid: ReadonlyMap<string, LoadedKey>
@@ -144,7 +151,14 @@ function checkKey(key: SigningKey): void {
   }
 }
 
-/** Checks the keys' configuration synchronously (kids unique, algorithms and key types). */
+/**
+ * Checks the keys' configuration synchronously (kids unique, algorithms and key types).
+ *
+ * @example
+ * ```ts
+ * checkSigningKeys([key]) // throws a TypeError for a public or mistyped key
+ * ```
+ */
 export function checkSigningKeys(keys: readonly SigningKey[]): void {
   if (keys.length === 0) throw new TypeError('signingKeys lists at least one key')
   const kids = new Set<string>()
@@ -155,7 +169,15 @@ export function checkSigningKeys(keys: readonly SigningKey[]): void {
   }
 }
 
-/** Imports the keys (checked by {@link checkSigningKeys}): the first signs. */
+/**
+ * Imports the keys (checked by {@link checkSigningKeys}): the first signs.
+ *
+ * @example
+ * ```ts
+ * const keys = await loadKeySet(signingKeys)
+ * keys.jwks // { keys: [{ kty, crv, x, y, kid, alg, use }] }
+ * ```
+ */
 export async function loadKeySet(keys: readonly SigningKey[]): Promise<KeySet> {
   const loaded: LoadedKey[] = []
   for (const key of keys) {

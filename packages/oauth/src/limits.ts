@@ -31,7 +31,7 @@ export const LIMITS: {
   readonly query: number
   readonly subject: number
   readonly shortParameter: number
-} = {
+} = Object.freeze({
   clientId: 256,
   clientSecret: 512,
   redirectUri: 2048,
@@ -54,4 +54,4 @@ export const LIMITS: {
   subject: 255,
   /** Any other parameter (`grant_type`, `response_type`, `token_type_hint`, …). */
   shortParameter: 128,
-}
+})

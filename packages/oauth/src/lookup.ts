@@ -11,7 +11,14 @@ import { LIMITS } from './limits.ts'
 import type { ActiveToken } from './store.ts'
 import { familyOfOpaqueToken, isIdShape } from './tokens.ts'
 
-/** An active token, with what the store knows it by. */
+/**
+ * An active token, with what the store knows it by.
+ *
+ * @example
+ * ```ts
+ * const found: FoundToken | undefined = await findActiveToken(context, token, now)
+ * ```
+ */
 export interface FoundToken {
   readonly active: ActiveToken
   readonly familyId: string
@@ -20,7 +27,15 @@ export interface FoundToken {
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
 
-/** The token's record when it is active at `now`, else `undefined`. */
+/**
+ * The token's record when it is active at `now`, else `undefined`.
+ *
+ * @example
+ * ```ts
+ * const found = await findActiveToken(context, token, Date.now())
+ * if (found?.active.token.kind === 'refresh_token') console.log(found.familyId)
+ * ```
+ */
 export async function findActiveToken(
   context: ServerContext,
   token: string,

@@ -293,7 +293,6 @@ export class MemoryOAuthStore implements OAuthStore {
       this.#size++
       return
     }
-    if (entry.family === undefined && !entry.revoked) this.#size++
     entry.revoked = true
     entry.markUntil = Math.max(entry.markUntil, retainUntil)
   }
@@ -362,7 +361,7 @@ export class MemoryOAuthStore implements OAuthStore {
       throw new RangeError(`MemoryOAuthStore: ${count} records do not fit in maxRecords`)
     }
     if (this.#size + count <= this.#max) return
-    this.#sweep(now)
+    this.#sweep(now, keep)
     const target = this.#max - Math.floor(this.#max / 16)
     if (this.#size + count <= target) return
     const candidates = this.#candidates(keep)
@@ -375,8 +374,8 @@ export class MemoryOAuthStore implements OAuthStore {
     if (this.#size + count > this.#max && keep !== undefined) this.#evictTokensOf(keep, count)
   }
 
-  /** Drops every record whose end is at or before `now`. */
-  #sweep(now: number): void {
+  /** Drops every record whose end is at or before `now`, but the family `keep`. */
+  #sweep(now: number, keep: string | undefined): void {
     for (const [id, entry] of this.#interactions) {
       if (entry.interaction.expiresAt <= now) this.#dropInteraction(id)
     }
@@ -390,6 +389,7 @@ export class MemoryOAuthStore implements OAuthStore {
       }
     }
     for (const [familyId, entry] of this.#families) {
+      if (familyId === keep) continue
       if (familyEnd(entry) <= now) {
         this.#dropFamily(familyId)
         continue

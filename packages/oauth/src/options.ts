@@ -10,7 +10,7 @@ import type { OAuthEvent } from './events.ts'
 import { checkSigningKeys, type SigningAlgorithm, type SigningKey } from './keys.ts'
 import { isValidScope } from './scope.ts'
 import type { OAuthStore } from './store.ts'
-import type { Random } from './tokens.ts'
+import { pooledRandom, type Random } from './tokens.ts'
 
 /**
  * A resource server the tokens are for (RFC 8707): its identifier is the tokens' audience.
@@ -71,6 +71,7 @@ export interface EndpointPaths {
   readonly introspect?: string | undefined
   readonly revoke?: string | undefined
   readonly jwks?: string | undefined
+  readonly userinfo?: string | undefined
 }
 
 /**
@@ -130,7 +131,14 @@ export interface AuthorizationServerOptions {
 /** `T` with every member present and defined. */
 type Filled<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> }
 
-/** The options with their defaults, checked. */
+/**
+ * The options with their defaults, checked.
+ *
+ * @example
+ * ```ts
+ * const resolved: ResolvedOptions = resolveOptions(options)
+ * ```
+ */
 export interface ResolvedOptions {
   readonly issuer: string
   readonly clients: ClientRegistry
@@ -189,7 +197,15 @@ function checkPath(path: string): string {
 
 const DAY = 86_400
 
-/** Resolves and checks the options; throws a TypeError or RangeError naming the bad one. */
+/**
+ * Resolves and checks the options; throws a TypeError or RangeError naming the bad one.
+ *
+ * @example
+ * ```ts
+ * const resolved = resolveOptions({ issuer, clients, interactionUrl })
+ * resolved.ttl.accessToken // 900
+ * ```
+ */
 export function resolveOptions(options: AuthorizationServerOptions): ResolvedOptions {
   checkIssuer(options.issuer)
   if (typeof options.interactionUrl !== 'function')
@@ -275,9 +291,10 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
       introspect: checkPath(paths.introspect ?? '/oauth/introspect'),
       revoke: checkPath(paths.revoke ?? '/oauth/revoke'),
       jwks: checkPath(paths.jwks ?? '/.well-known/jwks.json'),
+      userinfo: checkPath(paths.userinfo ?? '/userinfo'),
     },
     clock: options.clock ?? Date.now,
-    random: options.random ?? ((bytes) => crypto.getRandomValues(new Uint8Array(bytes))),
+    random: options.random ?? pooledRandom(),
     onEvent: (event) => {
       if (onEvent === undefined) return
       try {
@@ -290,7 +307,14 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   }
 }
 
-/** The URL of an endpoint: the issuer plus the path (no doubled slash). */
+/**
+ * The URL of an endpoint: the issuer plus the path (no doubled slash).
+ *
+ * @example
+ * ```ts
+ * endpointUrl('https://as.example.com/', '/token') // 'https://as.example.com/token'
+ * ```
+ */
 export function endpointUrl(issuer: string, path: string): string {
   return issuer.endsWith('/') ? issuer + path.slice(1) : issuer + path
 }

@@ -54,6 +54,11 @@ const encoder = new TextEncoder()
 /**
  * RFC 7636 §4.6: whether `verifier` is well formed and its S256 challenge equals `challenge`,
  * compared in constant time.
+ *
+ * @example
+ * ```ts
+ * await verifyPkce('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM') // true
+ * ```
  */
 export async function verifyPkce(verifier: string, challenge: string): Promise<boolean> {
   if (!isCodeVerifier(verifier)) return false

@@ -14,7 +14,14 @@ import { findActiveToken } from './lookup.ts'
 import { oauthErrorResponse } from './responses.ts'
 import { methodNotAllowed } from './token-endpoint.ts'
 
-/** `POST /oauth/revoke`. */
+/**
+ * `POST /oauth/revoke`.
+ *
+ * @example
+ * ```ts
+ * const response = await handleRevoke(context, request) // 200, whatever the token
+ * ```
+ */
 export async function handleRevoke(context: ServerContext, request: Request): Promise<Response> {
   if (request.method !== 'POST') return methodNotAllowed('POST')
   const { issuer, clients, maxFormBytes, onEvent, clock } = context.options
@@ -24,7 +31,8 @@ export async function handleRevoke(context: ServerContext, request: Request): Pr
     // (RFC 7009 §5: it can only revoke its own tokens, which it holds anyway).
     const { client } = await authenticateClient(request, form, clients, {
       allowPublic: true,
-      onFailure: (clientId) => onEvent({ type: 'client_authentication_failed', clientId }),
+      onFailure: (clientId) =>
+        onEvent({ type: 'client_authentication_failed', code: 'INVALID_CLIENT', clientId }),
     })
     const token = parameter(form, 'token', Number.POSITIVE_INFINITY)
     if (token === undefined)
@@ -45,6 +53,6 @@ export async function handleRevoke(context: ServerContext, request: Request): Pr
     }
     return new Response(null, { status: 200, headers: { 'cache-control': 'no-store' } })
   } catch (error) {
-    return oauthErrorResponse(error, issuer)
+    return oauthErrorResponse(error, issuer, onEvent)
   }
 }

@@ -7,7 +7,14 @@
 import { OAuthError } from './error.ts'
 import { LIMITS } from './limits.ts'
 
-/** The OpenID Connect scopes this server knows (OIDC Core §5.4 and §11). */
+/**
+ * The OpenID Connect scopes this server knows (OIDC Core §5.4 and §11).
+ *
+ * @example
+ * ```ts
+ * OIDC_SCOPES.includes('offline_access') // true
+ * ```
+ */
 export const OIDC_SCOPES: readonly string[] = ['openid', 'profile', 'email', 'offline_access']
 
 const GRAMMAR = /^[a-z][a-z0-9_-]*:[a-z][a-z0-9_.-]*$/
@@ -30,6 +37,11 @@ export function isValidScope(scope: string): boolean {
  * Parses a `scope` parameter into distinct scopes in the order given. RFC 6749 §3.3 separates
  * them by single spaces; we also refuse empty ones, unknown grammar and more than
  * {@link LIMITS}.scopes, each as `invalid_scope`.
+ *
+ * @example
+ * ```ts
+ * parseScope('openid read:orders openid') // ['openid', 'read:orders']
+ * ```
  */
 export function parseScope(text: string): string[] {
   if (text.length > LIMITS.scope) {
@@ -54,7 +66,14 @@ export function parseScope(text: string): string[] {
   return [...seen]
 }
 
-/** Throws `invalid_scope` unless every one of `asked` is in `allowed`. */
+/**
+ * Throws `invalid_scope` unless every one of `asked` is in `allowed`.
+ *
+ * @example
+ * ```ts
+ * requireSubset(['read:orders'], client.scopes, 'this client') // throws invalid_scope if not
+ * ```
+ */
 export function requireSubset(
   asked: readonly string[],
   allowed: readonly string[],

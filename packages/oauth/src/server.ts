@@ -20,6 +20,7 @@ import { MemoryOAuthStore } from './memory-store.ts'
 import { type AuthorizationServerOptions, resolveOptions } from './options.ts'
 import { handleRevoke } from './revoke.ts'
 import { handleToken, methodNotAllowed } from './token-endpoint.ts'
+import { handleUserInfo } from './userinfo.ts'
 
 /**
  * An authorisation server: Fetch handlers for its endpoints, and the calls the host's login
@@ -37,7 +38,7 @@ export interface AuthorizationServer {
   readonly metadata: AuthorizationServerMetadata
   /**
    * Answers a request to one of the endpoints (GET authorize, POST token, POST introspect,
-   * POST revoke, GET both well-knowns, GET jwks), or `undefined` when the path is none of them,
+   * POST revoke, GET both well-knowns, GET jwks, GET userinfo), or `undefined` when the path is none of them,
    * so the host answers it.
    */
   handle(request: Request): Promise<Response | undefined>
@@ -53,6 +54,8 @@ export interface AuthorizationServer {
   readonly discovery: Handler
   /** `GET /.well-known/jwks.json`: the public signing keys. */
   readonly jwks: Handler
+  /** `GET` or `POST /userinfo` (OpenID Connect Core §5.3). */
+  readonly userinfo: Handler
   /** What the host's login and consent page shows; `undefined` when unknown or expired. */
   interaction(id: string): Promise<InteractionDetails | undefined>
   /**
@@ -73,6 +76,30 @@ export interface AuthorizationServer {
 function pathOf(issuer: string): string {
   const path = new URL(issuer).pathname
   return path === '/' ? '' : path.replace(/\/$/, '')
+}
+
+/**
+ * CORS for the endpoints a browser client calls (a single-page app at another origin calls the
+ * token, revocation and UserInfo endpoints). `*` is safe: these endpoints take no cookies, only what the
+ * request carries.
+ */
+function withCors(handler: Handler): Handler {
+  return async (request) => {
+    if (request.method === 'OPTIONS') {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          'access-control-allow-origin': '*',
+          'access-control-allow-methods': 'GET, POST',
+          'access-control-allow-headers': 'authorization, content-type',
+          'access-control-max-age': '600',
+        },
+      })
+    }
+    const response = await handler(request)
+    response.headers.set('access-control-allow-origin', '*')
+    return response
+  }
 }
 
 function guarded(
@@ -116,9 +143,10 @@ export function createAuthorizationServer(
       ? publicJson((await context.keys()).jwks, 300)
       : methodNotAllowed('GET, HEAD')
   const authorize = guarded(handleAuthorize, context)
-  const token = guarded(handleToken, context)
+  const token = withCors(guarded(handleToken, context))
   const introspect = guarded(handleIntrospect, context)
-  const revoke = guarded(handleRevoke, context)
+  const revoke = withCors(guarded(handleRevoke, context))
+  const userinfo = withCors(guarded(handleUserInfo, context))
   // The endpoints live under the issuer's path (an issuer https://example.com/auth has its
   // token endpoint at /auth/token); discovery too (RFC 8414 §3.1 would insert the well-known
   // segment first, OpenID Connect Discovery §4 appends it: the issuer path prefix serves both
@@ -130,6 +158,7 @@ export function createAuthorizationServer(
     [base + resolved.paths.introspect, introspect],
     [base + resolved.paths.revoke, revoke],
     [base + resolved.paths.jwks, jwks],
+    [base + resolved.paths.userinfo, userinfo],
     [`${base}/.well-known/openid-configuration`, discovery],
     [`${base}/.well-known/oauth-authorization-server`, discovery],
   ])
@@ -148,6 +177,7 @@ export function createAuthorizationServer(
     revoke,
     discovery,
     jwks,
+    userinfo,
     interaction: (id) => interactionDetails(context, id),
     completeInteraction: (id, result) => completeInteraction(context, id, result),
     denyInteraction: (id) => denyInteraction(context, id),

@@ -20,12 +20,26 @@ const GRANTS = {
   client_credentials: clientCredentialsGrant,
 } as const
 
-/** A 405 for a method the endpoint does not take, with `Allow` (RFC 9110 §15.5.6). */
+/**
+ * A 405 for a method the endpoint does not take, with `Allow` (RFC 9110 §15.5.6).
+ *
+ * @example
+ * ```ts
+ * return methodNotAllowed('POST') // 405, Allow: POST
+ * ```
+ */
 export function methodNotAllowed(allow: string): Response {
   return new Response(null, { status: 405, headers: { allow, 'cache-control': 'no-store' } })
 }
 
-/** `POST /token`. */
+/**
+ * `POST /token`.
+ *
+ * @example
+ * ```ts
+ * const response = await handleToken(context, request)
+ * ```
+ */
 export async function handleToken(context: ServerContext, request: Request): Promise<Response> {
   if (request.method !== 'POST') return methodNotAllowed('POST')
   const { issuer, clients, maxFormBytes, onEvent } = context.options
@@ -42,13 +56,14 @@ export async function handleToken(context: ServerContext, request: Request): Pro
     const grant = grantType as keyof typeof GRANTS
     const { client } = await authenticateClient(request, form, clients, {
       allowPublic: grant !== 'client_credentials',
-      onFailure: (clientId) => onEvent({ type: 'client_authentication_failed', clientId }),
+      onFailure: (clientId) =>
+        onEvent({ type: 'client_authentication_failed', code: 'INVALID_CLIENT', clientId }),
     })
     if (!client.grantTypes.includes(grant)) {
       throw new OAuthError('unauthorized_client', `The client may not use the ${grant} grant.`)
     }
     return await GRANTS[grant](context, client, form)
   } catch (error) {
-    return oauthErrorResponse(error, issuer)
+    return oauthErrorResponse(error, issuer, onEvent)
   }
 }

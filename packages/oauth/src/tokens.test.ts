@@ -1,6 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { familyOfOpaqueToken, isCodeShape, opaqueToken, randomId, randomSecret } from './tokens.ts'
+import {
+  familyOfOpaqueToken,
+  isCodeShape,
+  opaqueToken,
+  pooledRandom,
+  randomId,
+  randomSecret,
+} from './tokens.ts'
 
 const random = (bytes: number) => crypto.getRandomValues(new Uint8Array(bytes))
 
@@ -41,5 +48,27 @@ describe('opaque tokens', () => {
       fc.property(fc.string(), (text) => void familyOfOpaqueToken(text)),
       { interruptAfterTimeLimit: 2000 },
     )
+  })
+})
+
+describe('pooledRandom', () => {
+  test('hands out fresh bytes of the asked length, across refills', () => {
+    const random = pooledRandom()
+    const seen = new Set<string>()
+    for (let i = 0; i < 1000; i++) {
+      const bytes = random(i % 2 === 0 ? 16 : 32)
+      expect(bytes.byteLength).toBe(i % 2 === 0 ? 16 : 32)
+      const text = Array.from(bytes).join(',')
+      expect(seen.has(text)).toBe(false)
+      seen.add(text)
+    }
+    expect(random(10_000).byteLength).toBe(10_000)
+  })
+
+  test('what it handed out is a copy: changing it changes nothing later', () => {
+    const random = pooledRandom()
+    const a = random(16)
+    a.fill(7)
+    expect(Array.from(random(16)).every((byte) => byte === 7)).toBe(false)
   })
 })

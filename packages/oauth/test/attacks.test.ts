@@ -271,7 +271,12 @@ describe('token requests refused', () => {
     )
     expect(await json(refresh)).toMatchObject({ error: 'invalid_grant' })
     expect(harness.events.filter((event) => event.type === 'code_replayed')).toEqual([
-      { type: 'code_replayed', clientId: 'demo-spa', familyId: expect.any(String) },
+      {
+        type: 'code_replayed',
+        code: 'INVALID_GRANT',
+        clientId: 'demo-spa',
+        familyId: expect.any(String),
+      },
     ])
   })
 
@@ -303,6 +308,13 @@ describe('token requests refused', () => {
     expect(await json(await exchange(harness, code, { redirect_uri: redirectUri }))).toMatchObject({
       error: 'invalid_grant',
     })
+  })
+
+  test('a code exchanged for another resource MUST be refused with invalid_target (RFC 8707)', async () => {
+    const harness = await makeServer()
+    const { code } = await obtainCode(harness)
+    const response = await exchange(harness, code, { resource: 'https://other.example.com/' })
+    expect(await json(response)).toMatchObject({ error: 'invalid_target' })
   })
 
   test('a code without redirect_uri at the token endpoint MUST be refused', async () => {

@@ -15,6 +15,7 @@ import { type AuthorizationServer, createAuthorizationServer } from '../src/serv
 import { makeStore } from './kit.ts'
 
 const SPA_REDIRECT = 'http://127.0.0.1:5173/callback'
+const JWT_API = 'https://jwt-api.example.com/'
 
 async function toRequest(message: IncomingMessage, origin: string): Promise<Request> {
   const chunks: Buffer[] = []
@@ -67,6 +68,10 @@ beforeAll(async () => {
       claims: { name: 'Ada Lovelace', email: 'ada@example.com', email_verified: true },
     }),
     onEvent: (event) => events.push(event),
+    resources: [
+      { identifier: 'https://api.example.com/' },
+      { identifier: JWT_API, accessTokenFormat: 'jwt' },
+    ],
   })
   http.on('request', (message, reply) => {
     void (async () => {
@@ -152,6 +157,20 @@ describe('oauth4webapi against the server over HTTP', () => {
       email: 'ada@example.com',
     })
     expect(tokens.token_type).toBe('bearer')
+
+    // UserInfo (OpenID Connect Core §5.3) with the access token.
+    const userinfo = await oauth.processUserInfoResponse(
+      as,
+      spa,
+      'user-ada',
+      await oauth.userInfoRequest(as, spa, tokens.access_token, insecure),
+    )
+    expect(userinfo).toEqual({
+      sub: 'user-ada',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      email_verified: true,
+    })
     expect(tokens.refresh_token).toBeDefined()
 
     // Refresh: rotated.
@@ -232,5 +251,98 @@ describe('oauth4webapi against the server over HTTP', () => {
       await oauth.revocationRequest(as, backend, backendAuth, cc.access_token, insecure),
     )
     expect(await server.introspectToken(cc.access_token)).toEqual({ active: false })
+  })
+
+  test('error redirects carry state and iss, so oauth4webapi reads them as authorization errors', async () => {
+    const as = await oauth.processDiscoveryResponse(
+      new URL(issuer),
+      await oauth.discoveryRequest(new URL(issuer), { algorithm: 'oidc', ...insecure }),
+    )
+    const spa: oauth.Client = { client_id: 'demo-spa' }
+    const state = oauth.generateRandomState()
+    const query = {
+      client_id: 'demo-spa',
+      redirect_uri: SPA_REDIRECT,
+      response_type: 'code',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+      state,
+      nonce: oauth.generateRandomNonce(),
+    }
+    // A scope the client may not have: refused at /authorize.
+    const url = new URL(as.authorization_endpoint!)
+    url.search = new URLSearchParams({ ...query, scope: 'openid manage:webhooks' }).toString()
+    const refused = await fetch(url, { redirect: 'manual' })
+    expect(refused.status).toBe(303)
+    expect(() =>
+      oauth.validateAuthResponse(as, spa, new URL(refused.headers.get('location')!), state),
+    ).toThrow(
+      expect.objectContaining({ code: oauth.AUTHORIZATION_RESPONSE_ERROR, error: 'invalid_scope' }),
+    )
+    // The user says no.
+    url.search = new URLSearchParams({ ...query, scope: 'openid' }).toString()
+    const started = await fetch(url, { redirect: 'manual' })
+    const id = new URL(started.headers.get('location')!).searchParams.get('interaction')!
+    const denied = await server.denyInteraction(id)
+    expect(() =>
+      oauth.validateAuthResponse(as, spa, new URL(denied.headers.get('location')!), state),
+    ).toThrow(
+      expect.objectContaining({ code: oauth.AUTHORIZATION_RESPONSE_ERROR, error: 'access_denied' }),
+    )
+  })
+
+  test('a wrong client secret: 401 with a Basic challenge', async () => {
+    const as = await oauth.processDiscoveryResponse(
+      new URL(issuer),
+      await oauth.discoveryRequest(new URL(issuer), { algorithm: 'oidc', ...insecure }),
+    )
+    const backend: oauth.Client = { client_id: 'demo-backend' }
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      backend,
+      oauth.ClientSecretBasic('wrong'),
+      { scope: 'read:orders' },
+      insecure,
+    )
+    await expect(
+      oauth.processClientCredentialsResponse(as, backend, response),
+    ).rejects.toMatchObject({
+      code: oauth.WWW_AUTHENTICATE_CHALLENGE,
+      status: 401,
+    })
+  })
+
+  test('an RFC 9068 JWT access token passes oauth4webapi validateJwtAccessToken (the resource-server side)', async () => {
+    const as = await oauth.processDiscoveryResponse(
+      new URL(issuer),
+      await oauth.discoveryRequest(new URL(issuer), { algorithm: 'oidc', ...insecure }),
+    )
+    const backend: oauth.Client = { client_id: 'demo-backend' }
+    const tokens = await oauth.processClientCredentialsResponse(
+      as,
+      backend,
+      await oauth.clientCredentialsGrantRequest(
+        as,
+        backend,
+        oauth.ClientSecretPost('demo-backend-secret'),
+        { scope: 'read:orders', resource: JWT_API },
+        insecure,
+      ),
+    )
+    const claims = await oauth.validateJwtAccessToken(
+      as,
+      new Request(`${JWT_API}v1/orders`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      }),
+      JWT_API,
+      insecure,
+    )
+    expect(claims).toMatchObject({
+      iss: issuer,
+      aud: JWT_API,
+      sub: 'demo-backend',
+      client_id: 'demo-backend',
+      scope: 'read:orders',
+    })
   })
 })

@@ -225,7 +225,8 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisOAuthStore on Redis'),
     const marked = await client.pExpireTime(familyKey)
     expect(marked).toBeGreaterThanOrEqual(before + 30 * DAY - 1_000 + grace)
     await store.revokeFamily(family.id, T0 + 1_000, T0 + 2_000)
-    expect(await client.pExpireTime(familyKey)).toBe(marked)
+    // (Counted again from the server's clock of this call: it may only move later.)
+    expect(await client.pExpireTime(familyKey)).toBeGreaterThanOrEqual(marked)
   })
 
   test('a code lives from the latest now the store saw (or its authTime): never shorter than its life', async () => {

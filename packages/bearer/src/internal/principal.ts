@@ -7,22 +7,37 @@
 import type { Principal } from '@api-blocks/core'
 
 /**
- * @internal The principal of `claims`, already verified. `subject` is the `sub` when the token
- * speaks for a user: it has a `username`, or its `sub` is not its `client_id` (for client
- * credentials RFC 9068 §2.2 makes `sub` the client's id, and there is no user).
+ * @internal The principal of `claims`, already verified (a string `sub` included). `subject`
+ * is the `sub` when the token speaks for a user: it has a `username`, or its `sub` is not its
+ * `client_id` (for client credentials RFC 9068 §2.2 makes `sub` the client's id, and there is
+ * no user). A user whose `sub` equals a client id is therefore taken for that client: the
+ * authorisation server must issue subjects that can never equal a client id.
+ *
+ * The principal is a deep-frozen copy: the introspection cache hands the same one to every
+ * request with the token, so no request may change what the next one sees, nested claims
+ * included.
  */
 export function principalFromClaims(claims: Readonly<Record<string, unknown>>): Principal {
   const sub = typeof claims['sub'] === 'string' ? claims['sub'] : undefined
   const clientId = typeof claims['client_id'] === 'string' ? claims['client_id'] : undefined
   const user = claims['username'] !== undefined || sub !== clientId
   const { active: _active, ...rest } = claims
-  return {
+  return Object.freeze({
     subject: user ? sub : undefined,
     clientId,
-    scopes: scopesOf(claims['scope']),
-    claims: Object.freeze(rest),
+    scopes: Object.freeze(scopesOf(claims['scope'])),
+    claims: deepFreeze(structuredClone(rest)),
     tokenId: typeof claims['jti'] === 'string' ? claims['jti'] : undefined,
-  }
+  })
+}
+
+// Freezes `value` and every object under it (a frozen object is not walked again, so a cycle
+// ends the walk).
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  for (const member of Object.values(value)) deepFreeze(member)
+  return value
 }
 
 // RFC 6749 §3.3 / RFC 9068 §2.2.3: scopes are one space-separated string.

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { encodeBase64url } from '@api-blocks/core'
 import { expect } from 'vitest'
 import type {
   CodeRecord,
@@ -28,27 +29,12 @@ export const MINUTE = 60_000
 /** One day, in ms. */
 export const DAY: number = 24 * 60 * MINUTE
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
-
 /**
  * `bytes` random bytes as base64url without padding (16 bytes: a family or interaction id; 32:
  * a hash), so tests never meet on a shared server.
  */
 export function randomId(bytes = 16): string {
-  const random = crypto.getRandomValues(new Uint8Array(bytes))
-  let text = ''
-  let buffer = 0
-  let bits = 0
-  for (const byte of random) {
-    buffer = (buffer << 8) | byte
-    bits += 8
-    while (bits >= 6) {
-      bits -= 6
-      text += ALPHABET[(buffer >> bits) & 63]
-    }
-  }
-  if (bits > 0) text += ALPHABET[(buffer << (6 - bits)) & 63]
-  return text
+  return encodeBase64url(crypto.getRandomValues(new Uint8Array(bytes)))
 }
 
 /** Checks that `answer` is a Promise before it is awaited (the contract: always a Promise). */

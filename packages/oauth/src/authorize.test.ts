@@ -1,0 +1,114 @@
+import { describe, expect, test } from 'vitest'
+import { authorizeQuery, authorizeRequest, ISSUER, makeServer } from '../test/kit.ts'
+
+describe('GET /authorize', () => {
+  test('the error page escapes what the request carried', async () => {
+    const { server } = await makeServer()
+    const response = await server.authorize(
+      authorizeRequest(authorizeQuery({ client_id: '<script>alert(1)</script>' })),
+    )
+    expect(response.status).toBe(400)
+    const html = await response.text()
+    expect(html).not.toContain('<script>')
+    expect(html).toContain('<html lang="en">')
+    expect(html).toContain('<title>')
+  })
+
+  test('POST with a form works like GET (OpenID Connect Core §3.1.2.1)', async () => {
+    const { server } = await makeServer()
+    const response = await server.authorize(
+      new Request(`${ISSUER}/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: authorizeQuery().toString(),
+      }),
+    )
+    expect(response.status).toBe(303)
+    expect(response.headers.get('location')).toContain('/login?interaction=')
+    const json = await server.authorize(
+      new Request(`${ISSUER}/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+    )
+    expect(json.status).toBe(400)
+    expect(json.headers.get('location')).toBeNull()
+  })
+
+  test('a query over 8 KiB is refused with a page (414)', async () => {
+    const { server } = await makeServer()
+    const response = await server.authorize(
+      authorizeRequest(authorizeQuery({ state: 'x'.repeat(9000) })),
+    )
+    expect(response.status).toBe(414)
+  })
+
+  test('a client without the code grant: unauthorized_client', async () => {
+    const { server } = await makeServer({
+      clients: [
+        {
+          id: 'cc',
+          secretHashes: ['ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0'],
+          redirectUris: ['https://cc.example.com/cb'],
+          grantTypes: ['client_credentials'],
+          scopes: ['read:orders'],
+        },
+      ],
+    })
+    const response = await server.authorize(
+      authorizeRequest(
+        authorizeQuery({
+          client_id: 'cc',
+          redirect_uri: 'https://cc.example.com/cb',
+          scope: 'read:orders',
+          nonce: undefined,
+        }),
+      ),
+    )
+    expect(new URL(response.headers.get('location')!).searchParams.get('error')).toBe(
+      'unauthorized_client',
+    )
+  })
+
+  test('a registered redirect URI with a query keeps it, and the answer is added', async () => {
+    const { server } = await makeServer({
+      clients: [
+        {
+          id: 'q',
+          redirectUris: ['https://q.example.com/cb?tenant=1'],
+          grantTypes: ['authorization_code'],
+          scopes: ['read:orders'],
+        },
+      ],
+    })
+    const response = await server.authorize(
+      authorizeRequest(
+        authorizeQuery({
+          client_id: 'q',
+          redirect_uri: 'https://q.example.com/cb?tenant=1',
+          scope: 'write:orders',
+          nonce: undefined,
+        }),
+      ),
+    )
+    const location = new URL(response.headers.get('location')!)
+    expect(location.searchParams.get('tenant')).toBe('1')
+    expect(location.searchParams.get('error')).toBe('invalid_scope')
+    expect(location.searchParams.get('iss')).toBe(ISSUER)
+  })
+
+  test('the resource parameter selects a configured resource (RFC 8707)', async () => {
+    const harness = await makeServer({
+      resources: [
+        { identifier: 'https://a.example.com/' },
+        { identifier: 'https://b.example.com/' },
+      ],
+    })
+    const response = await harness.server.authorize(
+      authorizeRequest(authorizeQuery({ resource: 'https://b.example.com/' })),
+    )
+    const id = new URL(response.headers.get('location')!).searchParams.get('interaction')!
+    expect((await harness.server.interaction(id))?.resource).toBe('https://b.example.com/')
+  })
+})
