@@ -55,7 +55,7 @@ for (const backend of backends) {
     beforeAll(async () => {
       ;({ db, close } = await backend.open())
       await migrate(db, { schema })
-    })
+    }, 30_000) // starting PGlite takes seconds on a busy machine
     afterAll(async () => {
       await dropSchema(db, schema)
       await close()

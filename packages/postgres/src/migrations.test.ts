@@ -55,7 +55,7 @@ for (const backend of backends) {
 
     beforeAll(async () => {
       ;({ db, close } = await backend.open())
-    })
+    }, 30_000) // starting PGlite takes seconds on a busy machine
     afterAll(async () => {
       for (const schema of schemas) await dropSchema(db, schema)
       await close()

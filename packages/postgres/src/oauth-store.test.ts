@@ -53,7 +53,7 @@ for (const backend of backends) {
     beforeAll(async () => {
       ;({ db, close } = await backend.open())
       await migrate(db, { schema })
-    }, 30_000) // the first migration on a fresh PGlite compiles PL/pgSQL
+    }, 30_000) // starting PGlite takes seconds on a busy machine
     afterAll(async () => {
       await dropSchema(db, schema)
       await close()
@@ -221,6 +221,17 @@ for (const backend of backends) {
         [f.id],
       )
       expect(rows).toEqual([{ n: 0 }])
+    })
+
+    test('a revocation mark lasts until its retainUntil: issue is refused until then, and saves from then on', async () => {
+      const s = store()
+      const f = family()
+      await s.revokeFamily(f.id, T0, T0 + MINUTE)
+      expect(await s.issue(f, [token(f.id, 'access_token')], T0 + MINUTE - 1)).toBe('revoked')
+      // From retainUntil on the mark is gone (as if purged), and the row becomes the family.
+      const at = token(f.id, 'access_token', { issuedAt: T0 + MINUTE })
+      expect(await s.issue(f, [at], T0 + MINUTE)).toBe('issued')
+      expect(await s.findToken(f.id, at.tokenHash, T0 + MINUTE)).toEqual({ token: at, family: f })
     })
 
     test('the tables hold hashes and ids only, never a code or token in the clear', async () => {
