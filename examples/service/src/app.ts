@@ -103,17 +103,6 @@ const DEFAULT_RATE_LIMITS: readonly RateLimitPolicy[] = [
 
 /** Builds the service as one Fetch handler. */
 export function createService(options: ServiceOptions = {}): Handler {
-  return createServiceWithOAuth(options).handler
-}
-
-/**
- * Builds the service and answers its authorisation server too (tests reach into it; `main.ts`
- * prints its issuer).
- */
-export function createServiceWithOAuth(options: ServiceOptions = {}): {
-  handler: Handler
-  oauth: ReturnType<typeof createOAuth>
-} {
   // One body limit for every route and every layer that reads a body: limits() records it per
   // request (core's setBodyLimit), so the idempotency middleware reads no more than the route
   // accepts and answers the same 413.
@@ -208,7 +197,8 @@ export function createServiceWithOAuth(options: ServiceOptions = {}): {
     limit,
     // docs/spec.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
     // first result is kept 24 hours and replayed; another body with the same key is a 409.
-    // Scoped by default: the principal (client and subject), never shared between two.
+    // Scoped by default by the principal (core's principalKey: the user a token speaks for, else
+    // the client acting for itself), so no principal replays another's stored response.
     idempotency({
       store: options.idempotencyStore ?? new MemoryIdempotencyStore(),
       methods: ['POST'],
@@ -251,5 +241,5 @@ export function createServiceWithOAuth(options: ServiceOptions = {}): {
     compress(),
     recordAddress,
   )(front)
-  return { handler, oauth }
+  return handler
 }

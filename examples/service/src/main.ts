@@ -126,6 +126,17 @@ const shown =
   host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host
 const base = `http://${shown}:${(server.address() as AddressInfo).port}`
 const publicUrl = config.publicUrl ?? base
+// The public URL is the OAuth issuer, which RFC 8414 §2 wants on https (the blocks allow http
+// on a loopback address, for development).
+const { protocol, hostname } = new URL(publicUrl)
+if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostname)) {
+  console.error(
+    `Invalid configuration: the public URL ${publicUrl} is the OAuth issuer, which must be https (http only on localhost, 127.0.0.1 or [::1]): set PUBLIC_URL to the https URL clients use.`,
+  )
+  server.close()
+  await stores.close()
+  process.exit(1)
+}
 try {
   service = createService({
     publicUrl,
@@ -152,6 +163,8 @@ try {
   process.exit(1)
 }
 
+// The demo user and clients, unless the configuration file left them out ("demo": false).
+const demo = config.accounts?.clients.some((client) => client.id === 'demo-backend') ?? true
 // The first minute: a token for the demo back end (client credentials), then the API with it.
 const token = `curl -s -u demo-backend:demo-backend-secret -d grant_type=client_credentials -d 'scope=read:orders write:orders' ${base}/token`
 console.log(`api-blocks reference service listening on ${base}
@@ -160,12 +173,12 @@ console.log(`api-blocks reference service listening on ${base}
   issuer:   ${publicUrl} (OAuth 2.0 / OpenID Connect: ${publicUrl}/.well-known/openid-configuration)
   tokens:   ${config.accessTokenFormat === 'jwt' ? 'JWT access tokens (ACCESS_TOKEN_FORMAT=jwt)' : 'opaque access tokens, checked in process: a revocation takes effect at once'}
   keys:     ${config.tokenKey && config.signingKeys ? `token key and signing key "${config.signingKeys[0]?.kid}" from OAUTH_TOKEN_KEY and OAUTH_SIGNING_KEYS` : 'random for this process: tokens die with it (set OAUTH_TOKEN_KEY and OAUTH_SIGNING_KEYS to keep them)'}
-  sign in:  ada / lovelace (demo clients: demo-backend / demo-backend-secret, and the public demo-spa)
+  sign in:  ${demo ? 'ada / lovelace (demo clients: demo-backend / demo-backend-secret, and the public demo-spa)' : `${config.accounts?.users.length ?? 0} users and ${config.accounts?.clients.length ?? 0} clients from OAUTH_CONFIG`}
   storage:  ${stores.description}
   public:   ${publicUrl} (Location and Link; set PUBLIC_URL behind a proxy)
   cursors:  ${config.cursorKeys ? `signed with key "${config.cursorKeys[0]?.id}" (CURSOR_SECRET)` : 'WARNING: CURSOR_SECRET is not set: a random key, so cursors die with this process and fail on any other instance'}
 
-Try (docs/service.md walks through every convention):
+Try (docs/service.md walks through every convention${demo ? '' : '; use a client of OAUTH_CONFIG in place of demo-backend'}):
   TOKEN=$(${token} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
   curl -i ${base}/v1/orders -H "authorization: Bearer $TOKEN"
   curl -i -X POST ${base}/v1/orders -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' \\

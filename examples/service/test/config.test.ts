@@ -110,6 +110,10 @@ describe('npm start', () => {
         /^Invalid configuration: ACCESS_TOKEN_FORMAT must be opaque or jwt/,
       ],
       [{ OAUTH_CONFIG: '/no/such/file.json' }, /^Invalid configuration: OAUTH_CONFIG: cannot read/],
+      [
+        { PUBLIC_URL: 'http://api.example.com' },
+        /^Invalid configuration: the public URL http:\/\/api\.example\.com is the OAuth issuer, which must be https/,
+      ],
       // Checked before any connection is tried (nothing listens on port 1).
       [
         { REDIS_URL: 'redis://127.0.0.1:1' },
@@ -125,7 +129,7 @@ describe('npm start', () => {
       expect(result.code, JSON.stringify(env)).toBe(1)
       expect(result.stderr).toMatch(message)
     }
-  })
+  }, 30_000)
 
   test('the banner prints the issuer and a ready command that gets a token and calls /v1/orders with it', async () => {
     const child = spawn(process.execPath, ['--conditions=@api-blocks/source', main], {

@@ -1,7 +1,6 @@
 // Bearer tokens on /v1 (RFC 6750), in process: what the API answers without a token, with a bad,
 // revoked or expired one, with too few scopes, and with a token in the URL; the public routes;
 // rate limits and Idempotency-Keys keyed by the principal the token names, not the address.
-import { decodeProtectedHeader } from 'jose'
 import { describe, expect, test } from 'vitest'
 import type { ServiceOptions } from '../src/app.ts'
 import { createService } from '../src/app.ts'
@@ -103,7 +102,7 @@ describe('RFC 6750 answers on /v1', () => {
 
   test('a malformed Authorization field is 400 invalid_request', async () => {
     const { call } = await setup()
-    for (const value of ['Bearer', 'Bearer a b', 'Bearer ' + 'a'.repeat(5000)]) {
+    for (const value of ['Bearer', 'Bearer a b', `Bearer ${'a'.repeat(5000)}`]) {
       const response = await call('/v1/orders', { headers: { authorization: value } })
       expect(response.status, value.slice(0, 20)).toBe(400)
       expect(response.headers.get('www-authenticate')).toMatch(/error="invalid_request"/)
@@ -198,7 +197,10 @@ describe('ACCESS_TOKEN_FORMAT=jwt', () => {
     const { call, token, advance } = await setup({ oauth: { accessTokenFormat: 'jwt' } })
     const jwt = await token()
     expect(jwt.split('.')).toHaveLength(3)
-    expect(decodeProtectedHeader(jwt)).toMatchObject({ typ: 'at+jwt', alg: 'ES256' })
+    expect(JSON.parse(Buffer.from(jwt.split('.')[0] ?? '', 'base64url').toString())).toMatchObject({
+      typ: 'at+jwt',
+      alg: 'ES256',
+    })
     const claims = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString())
     expect(claims).toMatchObject({ iss: PUBLIC, aud: `${PUBLIC}/v1`, client_id: 'demo-backend' })
     expect((await call('/v1/orders', { token: jwt })).status).toBe(200)

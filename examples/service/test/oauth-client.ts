@@ -49,14 +49,25 @@ const tokens = new Map<string, Promise<string>>()
  */
 export async function apiFetch(url: string, init: RequestInit = {}): Promise<Response> {
   const { origin } = new URL(url)
-  let token = tokens.get(origin)
-  if (token === undefined) {
-    token = clientCredentialsToken((request) => fetch(request), origin)
-    tokens.set(origin, token)
+  const tokenOf = (fresh: boolean) => {
+    let token = tokens.get(origin)
+    if (token === undefined || fresh) {
+      token = clientCredentialsToken((request) => fetch(request), origin)
+      tokens.set(origin, token)
+    }
+    return token
   }
-  const headers = new Headers(init.headers)
-  if (!headers.has('authorization')) headers.set('authorization', `Bearer ${await token}`)
-  return fetch(url, { ...init, headers })
+  const send = async (fresh: boolean) => {
+    const headers = new Headers(init.headers)
+    if (!headers.has('authorization'))
+      headers.set('authorization', `Bearer ${await tokenOf(fresh)}`)
+    return fetch(url, { ...init, headers })
+  }
+  const response = await send(false)
+  // A token cached for a server that has since stopped (its port now another's): get a new one.
+  if (response.status !== 401 || new Headers(init.headers).has('authorization')) return response
+  await response.body?.cancel()
+  return send(true)
 }
 
 /** Cookies as a browser keeps them for one site (names and values; attributes checked apart). */

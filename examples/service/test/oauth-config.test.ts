@@ -8,7 +8,13 @@ import { join } from 'node:path'
 import { encodeBase64url } from '@api-blocks/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { DEMO_CLIENTS, DEMO_USERS, parseAccounts, UserDirectory } from '../src/auth/accounts.ts'
+import {
+  DEMO_CLIENTS,
+  DEMO_USERS,
+  loadAccounts,
+  parseAccounts,
+  UserDirectory,
+} from '../src/auth/accounts.ts'
 import { escapeHtml, html } from '../src/auth/html.ts'
 import { hashPassword, isPasswordHash, verifyPassword } from '../src/auth/passwords.ts'
 import { csrfMatches, readCookie, SessionStore } from '../src/auth/session.ts'
@@ -142,6 +148,16 @@ describe('OAUTH_CONFIG', () => {
     })
   })
 
+  test('loadAccounts reads the file OAUTH_CONFIG names (at most 1 MiB)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oauth-config-'))
+    const file = join(dir, 'oauth.json')
+    writeFileSync(file, JSON.stringify({ demo: false, clients: [billing] }))
+    expect(loadAccounts(file).clients.map((client) => client.id)).toEqual(['billing'])
+    writeFileSync(file, ' '.repeat(1024 * 1024 + 1))
+    refused(() => loadAccounts(file), /over 1 MiB/)
+    refused(() => loadAccounts(join(dir, 'missing.json')), /cannot read/)
+  })
+
   test('invalid files are refused with the member at fault, never a secret in the message', () => {
     const cases: [unknown, RegExp][] = [
       [
@@ -170,6 +186,7 @@ describe('OAUTH_CONFIG', () => {
       ],
       [{ users: [{ ...grace, username: 'ada' }] }, /"ada" \(or its subject\) is used twice/],
       [{ users: [{ ...grace, role: 'admin' }] }, /users\.0/],
+      [{ users: [{ ...grace, subject: 'demo-spa' }] }, /subject "demo-spa", which is a client id/],
       [{ extra: true }, /\(top level\)/],
     ]
     for (const [config, message] of cases) {
@@ -265,5 +282,43 @@ describe('the session of the login pages', () => {
     expect(readCookie('a=1; session=abc; b=2', 'session')).toBe('abc')
     expect(readCookie('a=1', 'session')).toBeUndefined()
     expect(readCookie(null, 'session')).toBeUndefined()
+  })
+})
+
+describe('parsers never fail with anything but a ConfigError', () => {
+  test('OAUTH_CONFIG, OAUTH_SIGNING_KEYS and OAUTH_TOKEN_KEY: any text or JSON value', () => {
+    const parsers = [parseAccounts, parseSigningKeys, parseTokenKey, parseAccessTokenFormat]
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 300 }).filter((text) => !text.trim().startsWith('/')),
+          fc.json({ maxDepth: 4 }),
+          fc
+            .record({ clients: fc.array(fc.object({ maxDepth: 2 }), { maxLength: 3 }) })
+            .map((v) => JSON.stringify(v)),
+          fc.array(fc.object({ maxDepth: 2 }), { maxLength: 3 }).map((v) => JSON.stringify(v)),
+        ),
+        (text) => {
+          for (const parse of parsers) {
+            try {
+              parse(text)
+            } catch (error) {
+              expect(error).toBeInstanceOf(ConfigError)
+            }
+          }
+        },
+      ),
+      { interruptAfterTimeLimit: 3000, numRuns: 500 },
+    )
+  })
+
+  test('readCookie takes any header value', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), fc.string({ maxLength: 20 }), (header, name) => {
+        const value = readCookie(header, name)
+        if (value !== undefined) expect(header).toContain(value)
+      }),
+      { interruptAfterTimeLimit: 2000 },
+    )
   })
 })

@@ -121,7 +121,7 @@ for (const run of runs) {
           response,
           nonce ? { expectedNonce: nonce, requireIdToken: true } : {},
         )
-        return { result, response, consentPage }
+        return { result, response, consentPage, params, verifier }
       }
 
       const orders = (token: string, init: RequestInit = {}) =>
@@ -260,6 +260,26 @@ for (const run of runs) {
         })
       })
 
+      test('MUST: a replayed code is invalid_grant and revokes what it issued: the API refuses the first access token (RFC 6749 §4.1.2)', async () => {
+        const { result, params, verifier } = await codeFlow()
+        expect((await orders(result.access_token)).status).toBe(200)
+        const replay = await oauth.authorizationCodeGrantRequest(
+          as,
+          spa,
+          oauth.None(),
+          params,
+          DEMO_SPA.redirectUri,
+          verifier,
+          http,
+        )
+        expect(replay.status).toBe(400)
+        expect((await replay.json()).error).toBe('invalid_grant')
+        expect((await orders(result.access_token)).status).toBe(401)
+        await expect(refresh(result.refresh_token as string)).rejects.toMatchObject({
+          error: 'invalid_grant',
+        })
+      })
+
       test('client credentials: a token for the back end itself, scope-checked by the API', async () => {
         const result = await oauth.processClientCredentialsResponse(
           as,
@@ -386,3 +406,79 @@ for (const run of runs) {
     },
   )
 }
+
+describe('oauth4webapi against the service with ACCESS_TOKEN_FORMAT=jwt', () => {
+  let running: RunningService
+  beforeAll(async () => {
+    running = await serveOnStores({}, { service: { oauth: { accessTokenFormat: 'jwt' } } })
+  })
+  afterAll(() => running.close())
+
+  test('the code flow gives an RFC 9068 access token the API verifies with the JWKS; refresh works; introspection knows it', async () => {
+    const base = running.base
+    const issuer = new URL(base)
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...http }),
+    )
+    const verifier = oauth.generateRandomCodeVerifier()
+    const url = new URL(as.authorization_endpoint as string)
+    url.search = new URLSearchParams({
+      client_id: DEMO_SPA.id,
+      redirect_uri: DEMO_SPA.redirectUri,
+      response_type: 'code',
+      scope: 'openid offline_access read:orders',
+      state: 's',
+      nonce: 'n',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString()
+    const { callback } = await throughPages(url)
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      spa,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        spa,
+        oauth.None(),
+        oauth.validateAuthResponse(as, spa, callback, 's'),
+        DEMO_SPA.redirectUri,
+        verifier,
+        http,
+      ),
+      { expectedNonce: 'n', requireIdToken: true },
+    )
+    const [header, payload] = tokens.access_token
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()))
+    expect(header).toMatchObject({ typ: 'at+jwt', alg: 'ES256' })
+    expect(payload).toMatchObject({
+      iss: base,
+      sub: 'ada',
+      aud: `${base}/v1`,
+      client_id: DEMO_SPA.id,
+    })
+    const call = (token: string) =>
+      fetch(`${base}/v1/orders`, { headers: { authorization: `Bearer ${token}` } })
+    expect((await call(tokens.access_token)).status).toBe(200)
+    const next = await oauth.processRefreshTokenResponse(
+      as,
+      spa,
+      await oauth.refreshTokenGrantRequest(
+        as,
+        spa,
+        oauth.None(),
+        tokens.refresh_token as string,
+        http,
+      ),
+    )
+    expect((await call(next.access_token)).status).toBe(200)
+    const details = await oauth.processIntrospectionResponse(
+      as,
+      backend,
+      await oauth.introspectionRequest(as, backend, backendAuth, next.access_token, http),
+    )
+    expect(details).toMatchObject({ active: true, username: 'ada', client_id: DEMO_SPA.id })
+  })
+})

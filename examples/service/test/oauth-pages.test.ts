@@ -1,7 +1,9 @@
 // The login and consent pages (src/auth/pages.ts) over HTTP, as a browser meets them: plain HTML
 // forms with labels, every value escaped, CSRF-protected, framing and caching refused, a session
 // cookie with the right attributes and a new id at sign-in, 303 after every POST.
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createService } from '../src/app.ts'
 import { Browser, DEMO_SPA, hiddenField, throughPages } from './oauth-client.ts'
 import type { RunningService } from './serve-on-stores.ts'
 import { serveOnStores } from './serve-on-stores.ts'
@@ -271,4 +273,74 @@ describe('the consent page', () => {
     expect(login.status).toBe(303)
     expect(login.headers.get('location')).toMatch(/\/consent\?interaction=/)
   })
+})
+
+test('MUST: on an https public URL the cookie is Secure with the __Host- prefix', async () => {
+  const service = createService({ publicUrl: 'https://api.example' })
+  const authorized = await service(
+    new Request(authorizeUrl().replace(base, 'https://api.example'), {
+      headers: { accept: 'text/html' },
+    }),
+  )
+  const login = authorized.headers.get('location') ?? ''
+  expect(login.startsWith('https://api.example/login?interaction=')).toBe(true)
+  const page = await service(new Request(login, { headers: { accept: 'text/html' } }))
+  expect(page.status).toBe(200)
+  expect(page.headers.get('set-cookie')).toMatch(
+    /^__Host-session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/,
+  )
+})
+
+test('no form sent to the pages makes them answer 500', async () => {
+  const service = createService({
+    rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }],
+    clientAddress: () => '192.0.2.1',
+  })
+  const field = fc.constantFrom(
+    'interaction',
+    'csrf',
+    'username',
+    'password',
+    'decision',
+    'scope',
+    'x',
+  )
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom('/login', '/consent'),
+      fc.oneof(
+        fc
+          .array(fc.tuple(field, fc.string({ maxLength: 100 })), { maxLength: 8 })
+          .map((pairs) => new URLSearchParams(pairs).toString()),
+        fc.string({ maxLength: 300 }),
+        fc.uint8Array({ maxLength: 300 }),
+      ),
+      fc.constantFrom(
+        'application/x-www-form-urlencoded',
+        'application/x-www-form-urlencoded; charset=utf-8',
+        'text/plain',
+        'multipart/form-data',
+      ),
+      fc.option(fc.string({ maxLength: 80 }), { nil: undefined }),
+      fc.option(
+        fc.string({ maxLength: 80 }).filter((v) => !/[\r\n\0]/.test(v)),
+        { nil: undefined },
+      ),
+      async (path, body, type, query, cookie) => {
+        const url = `http://service.test${path}${query === undefined ? '' : `?interaction=${encodeURIComponent(query)}`}`
+        for (const method of ['GET', 'POST']) {
+          const response = await service(
+            new Request(url, {
+              method,
+              headers: { 'content-type': type, ...(cookie ? { cookie } : {}) },
+              body: method === 'POST' ? body : null,
+            }),
+          )
+          expect(response.status).toBeLessThan(500)
+          await response.arrayBuffer()
+        }
+      },
+    ),
+    { interruptAfterTimeLimit: 4000, numRuns: 300 },
+  )
 })

@@ -65,7 +65,7 @@ export const DEMO_USERS: readonly ServiceUser[] = [
 ]
 
 /** Where the demo single-page application lives (a Vite dev server's address). */
-export const DEMO_SPA_REDIRECT_URI = 'http://127.0.0.1:5173/callback'
+const DEMO_SPA_REDIRECT_URI = 'http://127.0.0.1:5173/callback'
 
 /**
  * The demo clients: `demo-backend` (confidential, secret `demo-backend-secret`: client
@@ -206,6 +206,15 @@ export function parseAccounts(text: string, source = 'OAUTH_CONFIG'): Accounts {
         ...(user.emailVerified !== undefined ? { email_verified: user.emailVerified } : {}),
       },
     })
+  }
+  // A token's `sub` is the client's id when the client acts for itself (client credentials):
+  // a user with that subject would be taken for the client (and the client for the user).
+  for (const user of users) {
+    if (clients.some((client) => client.id === user.subject)) {
+      throw new ConfigError(
+        `${source}: the user "${user.username}" has the subject "${user.subject}", which is a client id.`,
+      )
+    }
   }
   return { users, clients }
 }

@@ -50,7 +50,7 @@ const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64')
  * the redirect after the post too: the consent's 303 goes to the client), and no one frames
  * the page (clickjacking on a consent button, RFC 9700 §4.16).
  */
-export function pageHeaders(formTargets: readonly string[] = []): Record<string, string> {
+function pageHeaders(formTargets: readonly string[] = []): Record<string, string> {
   const targets = ["'self'", ...formTargets].join(' ')
   return {
     'content-type': 'text/html; charset=utf-8',

@@ -15,7 +15,7 @@ import type { Session, SessionStore } from './session.ts'
 import { csrfMatches } from './session.ts'
 
 /** What the pages need of the authorisation server (a part of @api-blocks/oauth's). */
-export interface InteractionHost {
+interface InteractionHost {
   interaction(id: string): Promise<
     | {
         id: string

@@ -6,7 +6,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 
 /** The parameters new hashes get: OWASP's minimum for scrypt (N = 2^17, r = 8, p = 1). */
-export const DEFAULT_SCRYPT = { logN: 17, r: 8, p: 1 } as const
+const DEFAULT_SCRYPT = { logN: 17, r: 8, p: 1 } as const
 
 const HASH_BYTES = 32
 const SALT_BYTES = 16

@@ -47,10 +47,10 @@ export interface OAuthOptions {
 }
 
 /** The path of the API every token is for (the audience). */
-export const API_PATH = '/v1'
+const API_PATH = '/v1'
 
 /** The resource identifier (RFC 8707; the `aud` of access tokens): the public URL + /v1. */
-export function resourceOf(publicUrl: string): string {
+function resourceOf(publicUrl: string): string {
   return `${publicUrl}${API_PATH}`
 }
 
@@ -66,7 +66,7 @@ export interface ServiceOAuth {
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /**
- * The paths of the authorisation server (its default paths, OAUTH-API) and of the login and
+ * The paths of the authorisation server (its default ones) and of the login and
  * consent pages: answered outside the API's negotiation and bearer layers.
  */
 const OAUTH_PATHS: ReadonlySet<string> = new Set([
@@ -130,7 +130,8 @@ export function createOAuth(
     clock,
   })
   const front = async (request: Request): Promise<Response | undefined> => {
-    const page: Handler | undefined = pages[new URL(request.url).pathname]
+    const path = new URL(request.url).pathname
+    const page: Handler | undefined = Object.hasOwn(pages, path) ? pages[path] : undefined
     if (page) return page(request)
     return server.handle(request)
   }
@@ -138,9 +139,12 @@ export function createOAuth(
   // Opaque tokens: introspected in process (revocation at once). JWTs (three dot-separated
   // parts): verified with the server's JWKS, fetched from the server in process too.
   // A store that hangs or is down (docs/operations.md, "When a store fails") fails the check
-  // closed, within a deadline: 503 with Retry-After, never a token let through unchecked; after
-  // five failures in a row at once, until a probe a second later finds the store back.
-  const guard = storeGuard({ timeoutMs: options.introspectionTimeoutMs ?? 1_000 })
+  // closed, within a deadline: 503 with Retry-After, never a token let through unchecked. No
+  // breaker: the first request after the store is back is served, as the order routes are.
+  const guard = storeGuard({
+    timeoutMs: options.introspectionTimeoutMs ?? 1_000,
+    breaker: false,
+  })
   const verify = bearer({
     realm: publicUrl,
     introspection: {
