@@ -197,8 +197,9 @@ export function createService(options: ServiceOptions = {}): Handler {
     limit,
     // docs/spec.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
     // first result is kept 24 hours and replayed; another body with the same key is a 409.
-    // Scoped by default by the principal (core's principalKey: the user a token speaks for, else
-    // the client acting for itself), so no principal replays another's stored response.
+    // Scoped by default by the principal (core's principalKey: the user a token speaks for with
+    // the client it speaks through, else the client acting for itself), so no principal replays
+    // another's stored response.
     idempotency({
       store: options.idempotencyStore ?? new MemoryIdempotencyStore(),
       methods: ['POST'],

@@ -57,7 +57,7 @@ describe('bearer() answers (RFC 6750 §3)', () => {
     const response = await protect(jwtOptions())(get(`Bearer ${token}`))
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({
-      key: 'sub:user-1',
+      key: 'sub:user-1;client:app',
       scopes: ['read:orders', 'write:orders'],
     })
   })

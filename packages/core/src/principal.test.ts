@@ -11,8 +11,19 @@ describe('principal', () => {
     expect(principalOf(request)).toBe(principal)
   })
 
-  test('principalKey: the subject wins, else the client, else none; encoded so no two collide', () => {
-    expect(principalKey({ subject: 'u1', clientId: 'app', scopes: [], claims: {} })).toBe('sub:u1')
+  test('principalKey: the subject with its client, else the client, else none; encoded so no two collide', () => {
+    expect(principalKey({ subject: 'u1', clientId: 'app', scopes: [], claims: {} })).toBe(
+      'sub:u1;client:app',
+    )
+    expect(principalKey({ subject: 'u1', scopes: [], claims: {} })).toBe('sub:u1')
+    // One user through two clients: two keys.
+    expect(principalKey({ subject: 'u1', clientId: 'a', scopes: [], claims: {} })).not.toBe(
+      principalKey({ subject: 'u1', clientId: 'b', scopes: [], claims: {} }),
+    )
+    // Encoding keeps a separator inside a part from forging another pair.
+    expect(principalKey({ subject: 'u1;client:a', scopes: [], claims: {} })).not.toBe(
+      principalKey({ subject: 'u1', clientId: 'a', scopes: [], claims: {} }),
+    )
     expect(principalKey({ clientId: 'billing', scopes: [], claims: {} })).toBe('client:billing')
     expect(principalKey({ subject: 'a:b', scopes: [], claims: {} })).toBe('sub:a%3Ab')
     expect(principalKey({ subject: 'client:x', scopes: [], claims: {} })).not.toBe(

@@ -73,20 +73,27 @@ export function setPrincipal(request: Request, principal: Principal): void {
 
 /**
  * A stable text identifying a principal, for keys that must tell callers apart (rate-limit
- * buckets, idempotency scopes): `sub:<subject>` for a user, `client:<client id>` for a client
- * acting for itself. Both parts are URI-encoded, so no two principals share a key.
- * `undefined` for a principal with neither, which names nobody: key such a request as an
- * unauthenticated one.
+ * buckets, idempotency scopes): `sub:<subject>;client:<client id>` for a user acting through a
+ * client, so each application a user signs in to keys apart (one cannot spend another's quota
+ * or replay another's stored responses); `sub:<subject>` for a user with no client;
+ * `client:<client id>` for a client acting for itself. Every part is URI-encoded, so no two
+ * principals share a key. `undefined` for a principal with neither, which names nobody: key
+ * such a request as an unauthenticated one.
  *
  * @example
  * ```ts
+ * principalKey({ subject: 'user-42', clientId: 'spa', scopes: [], claims: {} }) // 'sub:user-42;client:spa'
  * principalKey({ subject: 'user-42', scopes: [], claims: {} }) // 'sub:user-42'
  * principalKey({ clientId: 'billing', scopes: [], claims: {} }) // 'client:billing'
  * principalKey({ scopes: [], claims: {} }) // undefined
  * ```
  */
 export function principalKey(principal: Principal): string | undefined {
-  if (principal.subject !== undefined) return `sub:${encodeURIComponent(principal.subject)}`
-  if (principal.clientId !== undefined) return `client:${encodeURIComponent(principal.clientId)}`
+  const { subject, clientId } = principal
+  if (subject !== undefined) {
+    const user = `sub:${encodeURIComponent(subject)}`
+    return clientId === undefined ? user : `${user};client:${encodeURIComponent(clientId)}`
+  }
+  if (clientId !== undefined) return `client:${encodeURIComponent(clientId)}`
   return undefined
 }
