@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { authorizeQuery, authorizeRequest, ISSUER, makeServer } from '../test/kit.ts'
+import {
+  authorizeQuery,
+  authorizeRequest,
+  ISSUER,
+  makeServer,
+  startInteraction,
+} from '../test/kit.ts'
 
 describe('GET /authorize', () => {
   test('the error page escapes what the request carried', async () => {
@@ -76,6 +82,7 @@ describe('GET /authorize', () => {
       clients: [
         {
           id: 'q',
+          public: true,
           redirectUris: ['https://q.example.com/cb?tenant=1'],
           grantTypes: ['authorization_code'],
           scopes: ['read:orders'],
@@ -105,10 +112,7 @@ describe('GET /authorize', () => {
         { identifier: 'https://b.example.com/' },
       ],
     })
-    const response = await harness.server.authorize(
-      authorizeRequest(authorizeQuery({ resource: 'https://b.example.com/' })),
-    )
-    const id = new URL(response.headers.get('location')!).searchParams.get('interaction')!
-    expect((await harness.server.interaction(id))?.resource).toBe('https://b.example.com/')
+    const { id, page } = await startInteraction(harness, { resource: 'https://b.example.com/' })
+    expect((await harness.server.interaction(id, page))?.resource).toBe('https://b.example.com/')
   })
 })

@@ -7,12 +7,15 @@
  *
  * @module
  */
+
+import { newBinding } from './binding.ts'
 import type { OAuthClient } from './clients.ts'
 import type { ServerContext } from './context.ts'
 import { OAuthError } from './error.ts'
 import { type Parameters, parameter, parseUrlEncoded, readFormText } from './form.ts'
-import { errorPage } from './html.ts'
+import { errorPage, serverErrorPage, unavailablePage } from './html.ts'
 import { LIMITS } from './limits.ts'
+import { openIdParameters } from './openid-parameters.ts'
 import { isS256Challenge } from './pkce.ts'
 import { parseScope, requireSubset } from './scope.ts'
 import type { InteractionRecord } from './store.ts'
@@ -154,12 +157,17 @@ function validate(context: ServerContext, client: OAuthClient, query: Parameters
   // RFC 8707 §2: an unknown resource is invalid_target.
   if (resource === undefined)
     throw new OAuthError('invalid_target', 'The resource is not one this server issues tokens for.')
-  // OpenID Connect Core §3.1.2.1: prompt=none cannot be honoured, the host always interacts.
-  const prompt = parameter(query, 'prompt', LIMITS.shortParameter)
-  if (prompt?.split(' ').includes('none')) {
-    throw new OAuthError('login_required', 'The user must sign in: prompt=none cannot be honoured.')
+  const { prompt, maxAge, loginHint } = openIdParameters(query)
+  return {
+    state,
+    scopes,
+    challenge,
+    nonce,
+    resource: resource.identifier,
+    prompt,
+    maxAge,
+    loginHint,
   }
-  return { state, scopes, challenge, nonce, resource: resource.identifier }
 }
 
 /**
@@ -171,6 +179,34 @@ function validate(context: ServerContext, client: OAuthClient, query: Parameters
  * ```
  */
 export async function handleAuthorize(context: ServerContext, request: Request): Promise<Response> {
+  try {
+    return await authorize(context, request)
+  } catch (error) {
+    return pageForFailure(context, error)
+  }
+}
+
+/**
+ * The page for what a store or registry threw: 503 with `Retry-After` when the store is full of
+ * interactions, else 500. Never the details (they go to `onEvent`).
+ *
+ * @example
+ * ```ts
+ * return pageForFailure(context, error) // 500 HTML page
+ * ```
+ */
+export function pageForFailure(context: ServerContext, error: unknown): Response {
+  if (error instanceof OAuthError && error.error === 'temporarily_unavailable') {
+    context.options.onEvent({ type: 'interaction_store_full', code: 'TEMPORARILY_UNAVAILABLE' })
+    return unavailablePage(RETRY_AFTER_SECONDS)
+  }
+  context.options.onEvent({ type: 'server_error', code: 'SERVER_ERROR', error })
+  return serverErrorPage()
+}
+
+const RETRY_AFTER_SECONDS = 30
+
+async function authorize(context: ServerContext, request: Request): Promise<Response> {
   // OpenID Connect Core §3.1.2.1: GET and POST (a form). Not HEAD: it would start an interaction.
   let search: string
   if (request.method === 'GET') {
@@ -209,8 +245,10 @@ export async function handleAuthorize(context: ServerContext, request: Request):
   }
   const { clock, random, ttl, interactionUrl } = context.options
   const now = clock()
+  const id = randomId(random)
+  const binding = await newBinding(context, id)
   const interaction: InteractionRecord = {
-    id: randomId(random),
+    id,
     clientId: client.id,
     redirectUri,
     scopes: checked.scopes,
@@ -218,12 +256,20 @@ export async function handleAuthorize(context: ServerContext, request: Request):
     nonce: checked.nonce,
     codeChallenge: checked.challenge,
     resource: checked.resource,
+    bindingHash: binding.bindingHash,
+    prompt: checked.prompt,
+    maxAge: checked.maxAge,
+    loginHint: checked.loginHint,
     createdAt: now,
     expiresAt: now + ttl.interaction * 1000,
   }
   await context.store.saveInteraction(interaction)
   return new Response(null, {
     status: 303,
-    headers: { location: interactionUrl(interaction.id), 'cache-control': 'no-store' },
+    headers: {
+      location: interactionUrl(interaction.id),
+      'cache-control': 'no-store',
+      'set-cookie': binding.setCookie,
+    },
   })
 }

@@ -79,6 +79,7 @@ describe('authenticateClient', async () => {
     },
     {
       id: 'spa',
+      public: true,
       redirectUris: ['https://spa.example.com/cb'],
       grantTypes: ['authorization_code'],
       scopes: ['read:orders'],
@@ -146,5 +147,41 @@ describe('authenticateClient', async () => {
     await expect(
       run('client_id=spa', { authorization: `Basic ${btoa('backend:new-secret')}` }),
     ).rejects.toMatchObject({ error: 'invalid_request' })
+  })
+})
+
+describe('a confidential client whose secrets were all removed', () => {
+  // The host's registry, unchecked: what a database row with an emptied secret list gives.
+  const registry = {
+    findClient: async (id: string) =>
+      id === 'retired'
+        ? {
+            id: 'retired',
+            secretHashes: [],
+            grantTypes: ['authorization_code' as const],
+            redirectUris: ['https://retired.example.com/cb'],
+            scopes: ['read:orders'],
+          }
+        : undefined,
+  }
+  const run = (form: string) =>
+    authenticateClient(
+      new Request('https://as.example.com/token', { method: 'POST' }),
+      parseUrlEncoded(form)!,
+      registry,
+      { allowPublic: true, onFailure: () => {} },
+    )
+
+  test('MUST NOT authenticate with its client_id alone (it is not public)', async () => {
+    await expect(run('client_id=retired')).rejects.toMatchObject({ error: 'invalid_client' })
+  })
+
+  test('can never authenticate, whatever secret it sends', async () => {
+    await expect(run('client_id=retired&client_secret=')).rejects.toMatchObject({
+      error: 'invalid_client',
+    })
+    await expect(run('client_id=retired&client_secret=anything')).rejects.toMatchObject({
+      error: 'invalid_client',
+    })
   })
 })

@@ -26,6 +26,10 @@ export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credent
  *
  * @example
  * ```ts
+ * const spa: ClientConfig = {
+ *   id: 'demo-spa', public: true, redirectUris: ['http://127.0.0.1:5173/callback'],
+ *   grantTypes: ['authorization_code', 'refresh_token'], scopes: ['openid', 'read:orders'],
+ * }
  * const backend: ClientConfig = {
  *   id: 'demo-backend',
  *   secretHashes: [await hashClientSecret('demo-backend-secret')],
@@ -40,11 +44,23 @@ export interface ClientConfig {
   /** A name for the consent page. */
   readonly name?: string | undefined
   /**
+   * `true` for a public client (RFC 6749 §2.1: a browser or native app that cannot keep a
+   * secret), which authenticates with `client_id` alone, has no secret hashes and cannot use
+   * `client_credentials`. Only this flag makes a client public: a client without it whose
+   * secrets were all removed is a confidential client that can no longer authenticate.
+   */
+  readonly public?: boolean | undefined
+  /**
    * base64url SHA-256 of each valid secret ({@link hashClientSecret}); several while a secret
-   * is rotated. Absent or empty: a public client, which authenticates with `client_id` alone
-   * and cannot use `client_credentials`.
+   * is rotated. At least one for a confidential client; none for a public one.
    */
   readonly secretHashes?: readonly string[] | undefined
+  /**
+   * The resource identifiers (RFC 8707, the `aud` of tokens) this client serves as a resource
+   * server: the introspection endpoint tells it about tokens of these audiences, besides its
+   * own tokens (RFC 7662 §4: a caller learns nothing of tokens that are not for it).
+   */
+  readonly resources?: readonly string[] | undefined
   /** The redirect URIs, compared with the request's as exact strings (RFC 9700 §2.1). */
   readonly redirectUris?: readonly string[] | undefined
   /** The grants this client may use. */
@@ -96,26 +112,60 @@ export function hashClientSecret(secret: string): Promise<string> {
 const HASH = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/
 const GRANTS: readonly string[] = ['authorization_code', 'refresh_token', 'client_credentials']
 
-function checkRedirectUri(clientId: string, uri: string): void {
+const LOOPBACK_HOSTS: readonly string[] = ['127.0.0.1', '[::1]', 'localhost']
+const REFUSED_SCHEMES: readonly string[] = ['javascript:', 'data:', 'vbscript:', 'file:']
+
+/**
+ * Why `uri` cannot be a redirect URI, or `undefined` when it can: https; http only for a
+ * loopback host (RFC 8252 §7.3, RFC 9700 §2.1); a private-use scheme of a native app only in
+ * reverse domain form, with a '.' (RFC 8252 §7.1); never javascript:, data:, vbscript: or
+ * file:; absolute, without a fragment (RFC 6749 §3.1.2).
+ *
+ * @example
+ * ```ts
+ * redirectUriProblem('https://app.example/cb') // undefined
+ * redirectUriProblem('javascript:alert(1)') // 'its scheme is refused'
+ * ```
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (typeof uri !== 'string') return 'it is not a string'
+  if (uri.length > LIMITS.redirectUri) return `it is longer than ${LIMITS.redirectUri}`
   let url: URL
   try {
     url = new URL(uri)
   } catch {
-    throw new TypeError(`Client ${clientId}: the redirect URI ${uri} is not an absolute URL`)
+    return 'it is not an absolute URL'
   }
   // RFC 6749 §3.1.2: absolute, no fragment.
-  if (url.hash !== '' || uri.includes('#')) {
-    throw new TypeError(`Client ${clientId}: a redirect URI has no fragment (${uri})`)
+  if (url.hash !== '' || uri.includes('#')) return 'it has a fragment'
+  const scheme = url.protocol.toLowerCase()
+  if (REFUSED_SCHEMES.includes(scheme)) return 'its scheme is refused'
+  if (scheme === 'https:') return undefined
+  if (scheme === 'http:') {
+    return LOOPBACK_HOSTS.includes(url.hostname) ? undefined : 'http is only for loopback hosts'
   }
-  if (uri.length > LIMITS.redirectUri) {
-    throw new TypeError(`Client ${clientId}: a redirect URI is at most ${LIMITS.redirectUri} long`)
+  // RFC 8252 §7.1: a private-use scheme is a reversed domain name the app owns.
+  return scheme.includes('.') ? undefined : 'a private-use scheme is a reversed domain name'
+}
+
+function checkRedirectUri(clientId: string, uri: string): void {
+  const problem = redirectUriProblem(uri)
+  if (problem !== undefined) {
+    throw new TypeError(`Client ${clientId}: the redirect URI ${uri} is refused: ${problem}`)
   }
 }
 
 /**
- * Checks one client's configuration, throwing a TypeError that names what is wrong.
+ * Checks one client's configuration, throwing a TypeError that names what is wrong. Runs on
+ * the clients of {@link staticClients} once, and on every client a custom registry returns.
+ *
+ * @example
+ * ```ts
+ * checkClientConfig({ id: 'spa', public: true, grantTypes: ['refresh_token'], scopes: [] })
+ * ```
  */
 function checkClientConfig(client: ClientConfig): void {
+  if (typeof client !== 'object' || client === null) throw new TypeError('A client is an object')
   if (typeof client.id !== 'string' || client.id === '' || client.id.length > LIMITS.clientId) {
     throw new TypeError(`A client id is 1 to ${LIMITS.clientId} characters`)
   }
@@ -132,8 +182,20 @@ function checkClientConfig(client: ClientConfig): void {
   for (const grant of client.grantTypes) {
     if (!GRANTS.includes(grant)) throw new TypeError(`Client ${id}: unknown grant type ${grant}`)
   }
-  const confidential = (client.secretHashes?.length ?? 0) > 0
-  if (client.grantTypes.includes('client_credentials') && !confidential) {
+  if (client.public !== undefined && typeof client.public !== 'boolean') {
+    throw new TypeError(`Client ${id}: public is true or false`)
+  }
+  const secrets = client.secretHashes?.length ?? 0
+  // RFC 6749 §2.1: a client is public or confidential by configuration, never by accident.
+  if (client.public === true && client.secretHashes !== undefined) {
+    throw new TypeError(`Client ${id}: a public client has no secretHashes`)
+  }
+  if (client.public !== true && secrets === 0) {
+    throw new TypeError(
+      `Client ${id}: a confidential client needs at least one secret hash (or set public: true)`,
+    )
+  }
+  if (client.grantTypes.includes('client_credentials') && client.public === true) {
     throw new TypeError(`Client ${id}: client_credentials needs a secret (a confidential client)`)
   }
   if (
@@ -142,20 +204,59 @@ function checkClientConfig(client: ClientConfig): void {
   ) {
     throw new TypeError(`Client ${id}: authorization_code needs at least one redirect URI`)
   }
+  if (!Array.isArray(client.scopes)) throw new TypeError(`Client ${id}: scopes is a list`)
   for (const scope of client.scopes) {
     if (!isValidScope(scope)) throw new TypeError(`Client ${id}: the scope ${scope} is not valid`)
+  }
+  for (const resource of client.resources ?? []) {
+    if (typeof resource !== 'string' || resource === '') {
+      throw new TypeError(`Client ${id}: a resource is a non-empty string`)
+    }
+  }
+}
+
+/**
+ * A registry that checks every client the host's `registry` returns with the rules of
+ * {@link staticClients}: a client that breaks them (a redirect URI with `javascript:`, a
+ * client both public and with secrets) is treated as unknown, so it gets the error page at
+ * `/authorize` and `invalid_client` elsewhere, never a redirect or a token. `onInvalid` hears
+ * why.
+ *
+ * @example
+ * ```ts
+ * const registry = checkedRegistry(hostRegistry, (id, problem) => log.warn(id, problem))
+ * ```
+ */
+export function checkedRegistry(
+  registry: ClientRegistry,
+  onInvalid: (clientId: string, problem: string) => void,
+): ClientRegistry {
+  return {
+    async findClient(id) {
+      const client = await registry.findClient(id)
+      if (client === undefined) return undefined
+      try {
+        checkClientConfig(client)
+        if (client.id !== id) throw new TypeError(`the registry answered client ${client.id}`)
+      } catch (error) {
+        onInvalid(id, (error as Error).message)
+        return undefined
+      }
+      return client
+    },
   }
 }
 
 /**
  * A {@link ClientRegistry} of a fixed list of clients, checked once here: ids unique, secret
- * hashes well formed, redirect URIs absolute without fragments, scopes in the grammar, and
- * `client_credentials` only for confidential clients.
+ * hashes well formed (at least one unless `public: true`, none with it), redirect URIs https
+ * (http for loopback, private-use schemes with a '.') without fragments, scopes in the
+ * grammar, and `client_credentials` only for confidential clients.
  *
  * @example
  * ```ts
  * const clients = staticClients([
- *   { id: 'demo-spa', redirectUris: ['http://127.0.0.1:5173/callback'],
+ *   { id: 'demo-spa', public: true, redirectUris: ['http://127.0.0.1:5173/callback'],
  *     grantTypes: ['authorization_code', 'refresh_token'], scopes: ['openid', 'read:orders'] },
  * ])
  * await clients.findClient('demo-spa')
@@ -172,13 +273,14 @@ export function staticClients(clients: readonly ClientConfig[]): ClientRegistry 
 }
 
 /**
- * Whether the client has a secret (RFC 6749 §2.1: confidential).
+ * Whether the client is confidential (RFC 6749 §2.1): every client not marked `public: true`,
+ * secrets or not (one without secrets cannot authenticate).
  *
  * @example
  * ```ts
- * isConfidential({ id: 'spa', grantTypes: ['authorization_code'], scopes: [] }) // false
+ * isConfidential({ id: 'spa', public: true, grantTypes: ['authorization_code'], scopes: [] }) // false
  * ```
  */
 export function isConfidential(client: OAuthClient): boolean {
-  return (client.secretHashes?.length ?? 0) > 0
+  return client.public !== true
 }

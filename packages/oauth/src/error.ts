@@ -34,6 +34,7 @@ export type OAuthErrorWireCode =
   | 'request_not_supported'
   | 'request_uri_not_supported'
   | 'server_error'
+  | 'temporarily_unavailable'
 
 /**
  * The stable code of an {@link OAuthError}: the wire code in UPPER_SNAKE_CASE
@@ -50,6 +51,7 @@ export type OAuthErrorCode = Uppercase<OAuthErrorWireCode>
 const STATUS: Partial<Record<OAuthErrorWireCode, number>> = {
   invalid_client: 401,
   server_error: 500,
+  temporarily_unavailable: 503,
 }
 
 /**

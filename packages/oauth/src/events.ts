@@ -17,7 +17,11 @@ import type { OAuthErrorCode } from './error.ts'
  * - `token_revoked`: through the revocation endpoint.
  * - `authorization_denied`: the user refused consent (`denyInteraction`).
  * - `server_error`: an endpoint failed (the store, most likely) and answered 500
- *   `server_error`; `error` is what was thrown.
+ *   `server_error`; `error` is what was thrown (the response says nothing of it).
+ * - `client_config_invalid`: a custom client registry returned a client that breaks the rules
+ *   of `staticClients` (`error` says which); it was treated as unknown.
+ * - `interaction_store_full`: `/authorize` answered 503 because the store holds as many
+ *   interactions as it may.
  *
  * @example
  * ```ts
@@ -36,6 +40,8 @@ export interface OAuthEvent {
     | 'token_revoked'
     | 'authorization_denied'
     | 'server_error'
+    | 'client_config_invalid'
+    | 'interaction_store_full'
   /**
    * For the events of a refusal, the code of the error the client got (`INVALID_GRANT` for a
    * reuse or a replay, `INVALID_CLIENT`, `ACCESS_DENIED`, `SERVER_ERROR`): the one spelling logs

@@ -76,6 +76,7 @@ describe('the authorization code grant', () => {
       clients: [
         {
           id: 'demo-spa',
+          public: true,
           redirectUris: ['http://127.0.0.1:5173/callback'],
           grantTypes: ['authorization_code'],
           scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders'],

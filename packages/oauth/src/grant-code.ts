@@ -107,13 +107,15 @@ export async function authorizationCodeGrant(
   const tokens: TokenRecord[] = [access.record]
   const refreshToken = refresh ? await mintRefreshToken(context, family, now) : undefined
   if (refreshToken !== undefined) tokens.push(refreshToken.record)
+  // Minted before anything is saved: a signing or findAccount failure leaves no tokens in the
+  // store that nobody received.
+  const idToken = record.scopes.includes('openid')
+    ? await mintIdToken(context, family, record.nonce, now)
+    : undefined
   // A replay of the code may have revoked the family already: then nothing is issued.
   if ((await context.store.issue(family, tokens, now)) === 'revoked') {
     throw new OAuthError('invalid_grant', UNKNOWN_CODE)
   }
-  const idToken = record.scopes.includes('openid')
-    ? await mintIdToken(context, family, record.nonce, now)
-    : undefined
   onEvent({
     type: 'token_issued',
     grantType: 'authorization_code',

@@ -78,16 +78,46 @@ describe('the refresh token grant', () => {
     })
   })
 
-  test('of concurrent refreshes with one token, exactly one succeeds', async () => {
+  test('of concurrent refreshes with one token and no grace window, exactly one succeeds, and the race revokes the family, the winner’s new tokens with it (RFC 9700 §4.14.2)', async () => {
     const harness = await makeServer()
     const first = await start(harness)
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => refresh(harness, first['refresh_token'] as string)),
     )
-    expect(responses.filter((response) => response.status === 200)).toHaveLength(1)
+    const winners = responses.filter((response) => response.status === 200)
+    expect(winners).toHaveLength(1)
+    const winner = await json(winners[0]!)
+    // The losers presented a rotated token: a reuse, which cannot be told from theft.
+    expect(harness.events.filter((event) => event.type === 'refresh_token_reused')).toHaveLength(19)
+    expect(await harness.server.introspectToken(winner['access_token'] as string)).toEqual({
+      active: false,
+    })
+    expect(await json(await refresh(harness, winner['refresh_token'] as string))).toMatchObject({
+      error: 'invalid_grant',
+    })
   })
 
-  test('a wider scope MUST be refused; a narrower one is refused too (a token carries its grant scope)', async () => {
+  test('with a grace window, concurrent refreshes leave the winner’s tokens active; the losers get invalid_grant and revoke nothing', async () => {
+    const harness = await makeServer({ refreshReuseGraceMs: 10_000 })
+    const first = await start(harness)
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => refresh(harness, first['refresh_token'] as string)),
+    )
+    const winners = responses.filter((response) => response.status === 200)
+    expect(winners).toHaveLength(1)
+    for (const loser of responses.filter((response) => response.status !== 200)) {
+      expect(loser.status).toBe(400)
+      expect(await json(loser)).toMatchObject({ error: 'invalid_grant' })
+    }
+    expect(harness.events.some((event) => event.type === 'refresh_token_reused')).toBe(false)
+    const winner = await json(winners[0]!)
+    expect((await harness.server.introspectToken(winner['access_token'] as string)).active).toBe(
+      true,
+    )
+    expect((await refresh(harness, winner['refresh_token'] as string)).status).toBe(200)
+  })
+
+  test('a wider scope MUST be refused with invalid_scope and spends nothing', async () => {
     const harness = await makeServer()
     const first = await start(harness)
     const token = first['refresh_token'] as string
@@ -96,14 +126,57 @@ describe('the refresh token grant', () => {
         await refresh(harness, token, { scope: 'openid offline_access read:orders write:orders' }),
       ),
     ).toMatchObject({ error: 'invalid_scope' })
-    expect(await json(await refresh(harness, token, { scope: 'read:orders' }))).toMatchObject({
-      error: 'invalid_scope',
-    })
-    // The same scope in another order is fine, and the refused requests spent nothing.
+    // The same scope in another order is fine, and the refused request spent nothing.
     const same = await refresh(harness, token, {
       scope: 'read:orders offline_access openid email profile',
     })
     expect(same.status).toBe(200)
+    expect((await json(same))['scope']).toBe('openid profile email offline_access read:orders')
+  })
+
+  test('a narrower scope MAY be asked (RFC 6749 §6): the access token carries only it, the refresh token keeps the grant', async () => {
+    const harness = await makeServer()
+    const first = await start(harness)
+    const response = await refresh(harness, first['refresh_token'] as string, {
+      scope: 'read:orders',
+    })
+    expect(response.status).toBe(200)
+    const narrowed = await json(response)
+    expect(narrowed['scope']).toBe('read:orders')
+    expect(await harness.server.introspectToken(narrowed['access_token'] as string)).toMatchObject({
+      active: true,
+      scope: 'read:orders',
+    })
+    // No openid in the token: UserInfo refuses it.
+    const userinfo = await harness.server.userinfo(
+      new Request('https://as.example.com/userinfo', {
+        headers: { authorization: `Bearer ${narrowed['access_token']}` },
+      }),
+    )
+    expect(userinfo.status).toBe(403)
+    // The next refresh without scope gets the whole grant again.
+    const again = await json(await refresh(harness, narrowed['refresh_token'] as string))
+    expect(again['scope']).toBe('openid profile email offline_access read:orders')
+  })
+
+  test('a narrower scope shows in a JWT access token’s scope claim', async () => {
+    const harness = await makeServer({
+      resources: [{ identifier: 'https://api.example.com/', accessTokenFormat: 'jwt' }],
+    })
+    const first = await start(harness)
+    const narrowed = await json(
+      await refresh(harness, first['refresh_token'] as string, { scope: 'read:orders' }),
+    )
+    const payload = JSON.parse(
+      atob(
+        (narrowed['access_token'] as string).split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'),
+      ),
+    ) as Record<string, unknown>
+    expect(payload['scope']).toBe('read:orders')
+    expect(await harness.server.introspectToken(narrowed['access_token'] as string)).toMatchObject({
+      active: true,
+      scope: 'read:orders',
+    })
   })
 
   test("another client's refresh token MUST be refused, and is not spent", async () => {

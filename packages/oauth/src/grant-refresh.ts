@@ -67,20 +67,17 @@ export async function refreshTokenGrant(
   if (resource !== undefined && resource !== family.resource) {
     throw new OAuthError('invalid_target', 'The resource is not the one authorized.')
   }
-  // RFC 6749 §6: the scope never widens what the grant holds. It does not narrow either: a
-  // token's scope is its grant's (the store keeps scopes per grant, and introspection reports
-  // them), so a narrower token cannot be represented and is refused rather than over-granted.
-  if (asked !== undefined) {
-    requireSubset(asked, family.scopes, 'this grant')
-    if (asked.length !== family.scopes.length) {
-      throw new OAuthError(
-        'invalid_scope',
-        'A refresh cannot narrow the scope: omit scope, or repeat the granted one.',
-      )
-    }
+  // RFC 6749 §6: the scope may narrow what the grant holds, never widen it ("MUST NOT include
+  // any scope not originally granted"); omitted, it is the grant's. The access token carries
+  // the scopes asked; the new refresh token keeps the presented one's ("MUST be identical").
+  if (asked !== undefined) requireSubset(asked, family.scopes, 'this grant')
+  const accessScopes =
+    asked === undefined ? undefined : family.scopes.filter((scope) => asked.includes(scope))
+  if (accessScopes !== undefined && accessScopes.length === 0) {
+    throw new OAuthError('invalid_scope', 'The scope parameter names no scope.')
   }
-  const access = await mintAccessToken(context, family, now)
-  const next = await mintRefreshToken(context, family, now)
+  const access = await mintAccessToken(context, family, now, accessScopes)
+  const next = await mintRefreshToken(context, family, now, record.scopes)
   const result = await context.store.rotateRefresh(
     familyId,
     tokenHash,

@@ -35,6 +35,54 @@ export function escapeHtml(text: string): string {
  * ```
  */
 export function errorPage(error: string, description: string, status = 400): Response {
+  return page(
+    'The application sent an invalid sign-in request',
+    `<p>${escapeHtml(description)}</p>
+<p>Error code: <code>${escapeHtml(error)}</code></p>
+<p>Go back to the application and try again. If this keeps happening, tell its developers.</p>`,
+    status,
+  )
+}
+
+/**
+ * A 500 HTML page: the server failed (its store, most likely). It says nothing of why.
+ *
+ * @example
+ * ```ts
+ * return serverErrorPage()
+ * ```
+ */
+export function serverErrorPage(): Response {
+  return page(
+    'Sign-in is not available',
+    `<p>The server could not handle the sign-in request.</p>
+<p>Error code: <code>server_error</code></p>
+<p>Try again in a moment.</p>`,
+    500,
+  )
+}
+
+/**
+ * A 503 HTML page with `Retry-After` (RFC 9110 §10.2.3): too many sign-ins are in progress.
+ *
+ * @example
+ * ```ts
+ * return unavailablePage(30)
+ * ```
+ */
+export function unavailablePage(retryAfterSeconds: number): Response {
+  const response = page(
+    'Sign-in is busy',
+    `<p>Too many sign-ins are in progress.</p>
+<p>Error code: <code>temporarily_unavailable</code></p>
+<p>Try again in a moment.</p>`,
+    503,
+  )
+  response.headers.set('retry-after', String(retryAfterSeconds))
+  return response
+}
+
+function page(title: string, content: string, status: number): Response {
   const body = `<!doctype html>
 <html lang="en">
 <head>
@@ -44,10 +92,8 @@ export function errorPage(error: string, description: string, status = 400): Res
 </head>
 <body>
 <main>
-<h1>The application sent an invalid sign-in request</h1>
-<p>${escapeHtml(description)}</p>
-<p>Error code: <code>${escapeHtml(error)}</code></p>
-<p>Go back to the application and try again. If this keeps happening, tell its developers.</p>
+<h1>${title}</h1>
+${content}
 </main>
 </body>
 </html>

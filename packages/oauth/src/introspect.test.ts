@@ -20,6 +20,8 @@ async function rfcServer() {
         secretHashes: [await hashClientSecret(RFC7662_EXAMPLE.clientSecret)],
         grantTypes: ['client_credentials'],
         scopes: ['read:orders'],
+        // The resource server of the default resource (the issuer).
+        resources: [ISSUER],
       },
       {
         id: 'demo-backend',
@@ -29,6 +31,7 @@ async function rfcServer() {
       },
       {
         id: 'demo-spa',
+        public: true,
         redirectUris: ['http://127.0.0.1:5173/callback'],
         grantTypes: ['authorization_code', 'refresh_token'],
         scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders'],
@@ -127,6 +130,45 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
       )
     },
   )
+
+  test('a client that is neither the token’s client nor a resource server of its audience MUST learn nothing: exactly {"active":false} (RFC 7662 §4)', async () => {
+    const harness = await rfcServer()
+    const { code } = await obtainCode(harness)
+    const spaToken = (await json(await exchange(harness, code)))['access_token'] as string
+    const response = await harness.server.introspect(
+      post(
+        '/oauth/introspect',
+        { token: spaToken },
+        { authorization: basic('demo-backend', BACKEND_SECRET) },
+      ),
+    )
+    expect(response.status).toBe(200)
+    expect(await response.text()).toBe('{"active":false}')
+    // The resource server of its audience sees it.
+    const rs = await harness.server.introspect(
+      post(
+        '/oauth/introspect',
+        { token: spaToken },
+        { authorization: RFC7662_EXAMPLE.authorization },
+      ),
+    )
+    expect(await json(rs)).toMatchObject({ active: true, client_id: 'demo-spa' })
+    // The host, in process, sees it too.
+    expect((await harness.server.introspectToken(spaToken)).active).toBe(true)
+  })
+
+  test('a client learns of its own tokens', async () => {
+    const harness = await rfcServer()
+    const token = await clientToken(harness)
+    const response = await harness.server.introspect(
+      post(
+        '/oauth/introspect',
+        { token },
+        { authorization: basic('demo-backend', BACKEND_SECRET) },
+      ),
+    )
+    expect(await json(response)).toMatchObject({ active: true, client_id: 'demo-backend' })
+  })
 
   test('a public client cannot introspect', async () => {
     const harness = await rfcServer()

@@ -13,6 +13,7 @@ import { authenticateClient } from './client-auth.ts'
 import type { ServerContext } from './context.ts'
 import { OAuthError } from './error.ts'
 import { parameter, readForm } from './form.ts'
+import { tokenScopes } from './issue.ts'
 import { LIMITS } from './limits.ts'
 import { findActiveToken } from './lookup.ts'
 import { noStoreJson, oauthErrorResponse } from './responses.ts'
@@ -52,7 +53,10 @@ export type IntrospectionResult =
 const INACTIVE: IntrospectionResult = Object.freeze({ active: false })
 
 /**
- * Introspects `token` in process: what `POST /oauth/introspect` answers, without a client.
+ * Introspects `token` in process: what `POST /oauth/introspect` answers, without a client
+ * (the host is the resource server, so it learns of every token). Rejects with an
+ * {@link OAuthError} `server_error` (code `SERVER_ERROR`) when the store or `findAccount`
+ * fails, after telling `onEvent`.
  *
  * @example
  * ```ts
@@ -64,6 +68,17 @@ export async function introspectToken(
   context: ServerContext,
   token: string,
 ): Promise<IntrospectionResult> {
+  try {
+    return await lookUp(context, token)
+  } catch (error) {
+    // The store or findAccount failed: the caller gets an OAuthError it can map (a resource
+    // server answers 503), and the observer what was thrown.
+    context.options.onEvent({ type: 'server_error', code: 'SERVER_ERROR', error })
+    throw new OAuthError('server_error', 'The token could not be introspected.', { cause: error })
+  }
+}
+
+async function lookUp(context: ServerContext, token: string): Promise<IntrospectionResult> {
   const { clock, issuer, findAccount } = context.options
   const found = await findActiveToken(context, token, clock())
   if (found === undefined || found.active.token.kind !== 'access_token') return INACTIVE
@@ -75,7 +90,7 @@ export async function introspectToken(
   }
   const result: Record<string, unknown> = {
     active: true,
-    scope: family.scopes.join(' '),
+    scope: tokenScopes(record, family).join(' '),
     client_id: family.clientId,
   }
   if (username !== undefined) result['username'] = username
@@ -94,7 +109,10 @@ export async function introspectToken(
 }
 
 /**
- * `POST /oauth/introspect`: the caller authenticates as a confidential client (RFC 7662 §2.1).
+ * `POST /oauth/introspect`: the caller authenticates as a confidential client (RFC 7662 §2.1),
+ * and learns only of tokens that concern it (RFC 7662 §4: the server decides what a caller may
+ * see): its own tokens, or tokens whose audience is one of the resources it serves
+ * (`ClientConfig.resources`). Any other token is exactly `{"active":false}`.
  *
  * @example
  * ```ts
@@ -109,7 +127,7 @@ export async function handleIntrospect(
   const { issuer, clients, maxFormBytes, onEvent } = context.options
   try {
     const form = await readForm(request, maxFormBytes)
-    await authenticateClient(request, form, clients, {
+    const { client } = await authenticateClient(request, form, clients, {
       allowPublic: false,
       onFailure: (clientId) =>
         onEvent({ type: 'client_authentication_failed', code: 'INVALID_CLIENT', clientId }),
@@ -120,7 +138,15 @@ export async function handleIntrospect(
     // RFC 7662 §2.1: token_type_hint is a hint; an unknown one is ignored. A token over the
     // limit is no token this server issued.
     parameter(form, 'token_type_hint', LIMITS.shortParameter)
-    return noStoreJson(await introspectToken(context, token))
+    const result = await introspectToken(context, token)
+    if (
+      result.active &&
+      result.client_id !== client.id &&
+      !(client.resources ?? []).includes(result.aud)
+    ) {
+      return noStoreJson(INACTIVE)
+    }
+    return noStoreJson(result)
   } catch (error) {
     return oauthErrorResponse(error, issuer, onEvent)
   }

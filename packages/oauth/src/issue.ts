@@ -43,8 +43,11 @@ export async function mintAccessToken(
   context: ServerContext,
   family: FamilyRecord,
   now: number,
+  scopes?: readonly string[],
 ): Promise<Minted> {
   const resource = resourceOf(context, family)
+  // RFC 6749 §6: a refresh may ask for fewer scopes; the token records them when narrower.
+  const own = narrower(scopes, family.scopes)
   const expiresAt = Math.min(now + resource.accessTokenTtlSeconds * 1000, family.expiresAt)
   const { random, issuer } = context.options
   if (resource.accessTokenFormat === 'jwt') {
@@ -58,7 +61,7 @@ export async function mintAccessToken(
       iat: Math.floor(now / 1000),
       jti,
       client_id: family.clientId,
-      scope: family.scopes.join(' '),
+      scope: (own ?? family.scopes).join(' '),
     }
     if (family.authTime !== undefined) claims['auth_time'] = family.authTime
     const token = await signJwt(await context.keys(), 'at+jwt', claims)
@@ -69,6 +72,7 @@ export async function mintAccessToken(
       jti,
       issuedAt: now,
       expiresAt,
+      ...(own === undefined ? {} : { scopes: own }),
     }
     return { token, record }
   }
@@ -80,8 +84,30 @@ export async function mintAccessToken(
     jti: randomId(random),
     issuedAt: now,
     expiresAt,
+    ...(own === undefined ? {} : { scopes: own }),
   }
   return { token, record }
+}
+
+/** `scopes` when they are fewer than the family's, else `undefined` (the family's). */
+function narrower(
+  scopes: readonly string[] | undefined,
+  granted: readonly string[],
+): readonly string[] | undefined {
+  if (scopes === undefined || granted.every((scope) => scopes.includes(scope))) return undefined
+  return [...scopes]
+}
+
+/**
+ * The scopes of a token: its own when narrower than its family's, else the family's.
+ *
+ * @example
+ * ```ts
+ * tokenScopes(active.token, active.family).join(' ')
+ * ```
+ */
+export function tokenScopes(token: TokenRecord, family: FamilyRecord): readonly string[] {
+  return token.scopes ?? family.scopes
 }
 
 /**
@@ -96,8 +122,10 @@ export async function mintRefreshToken(
   context: ServerContext,
   family: FamilyRecord,
   now: number,
+  scopes?: readonly string[],
 ): Promise<Minted> {
   const { random, ttl } = context.options
+  const own = narrower(scopes, family.scopes)
   const token = opaqueToken(family.id, random)
   const record: TokenRecord = {
     tokenHash: await context.hash(token),
@@ -107,6 +135,7 @@ export async function mintRefreshToken(
     issuedAt: now,
     // The family's end bounds every rotation: the grant never outlives its first refresh TTL.
     expiresAt: Math.min(now + ttl.refreshToken * 1000, family.expiresAt),
+    ...(own === undefined ? {} : { scopes: own }),
   }
   return { token, record }
 }
@@ -160,7 +189,7 @@ export function tokenResponse(
     access_token: access.token,
     token_type: 'Bearer',
     expires_in: Math.max(0, Math.floor((access.record.expiresAt - now) / 1000)),
-    scope: family.scopes.join(' '),
+    scope: tokenScopes(access.record, family).join(' '),
   }
   if (extra.refreshToken !== undefined) body['refresh_token'] = extra.refreshToken
   if (extra.idToken !== undefined) body['id_token'] = extra.idToken

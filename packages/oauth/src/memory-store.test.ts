@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { OAuthError } from './error.ts'
 import { MemoryOAuthStore } from './memory-store.ts'
 import { runOAuthStoreConformance } from './testing/index.ts'
 import {
@@ -135,6 +136,97 @@ describe('MemoryOAuthStore bounds', () => {
     expect(await store.issue(family, [accessToken(family, T0 + 1)], T0 + 1)).toBe('revoked')
   })
 
+  test('expired records are swept in normal use, long before the store is full', async () => {
+    const store = new MemoryOAuthStore({ maxRecords: 100_000 })
+    for (let index = 0; index < 1000; index++) await store.saveCode(codeAt(T0))
+    expect(store.size).toBe(1000)
+    // The codes ended at T0 + 1 min; later writes sweep them (amortised: after 64 writes).
+    for (let index = 0; index < 64; index++) {
+      await store.remember(`jti:${index}`, T0 + 2 * DAY, T0 + 2 * MINUTE)
+    }
+    expect(store.size).toBe(64)
+  })
+
+  test('a grant refreshed all day stays a few records: expired access tokens dropped, 16 rotated refresh tokens kept', async () => {
+    const store = new MemoryOAuthStore()
+    const family = familyAt(T0)
+    let refresh = refreshToken(family, T0)
+    await store.issue(family, [accessToken(family, T0), refresh], T0)
+    const rotated: string[] = []
+    let now = T0
+    for (let index = 0; index < 100; index++) {
+      now += 16 * MINUTE // the access token expired
+      const next = [accessToken(family, now), refreshToken(family, now)] as const
+      expect(
+        (await store.rotateRefresh(family.id, refresh.tokenHash, next, now, { graceMs: 0 })).state,
+      ).toBe('rotated')
+      rotated.push(refresh.tokenHash)
+      refresh = next[1]
+    }
+    // The family, 16 rotated refresh tokens, the live refresh and the live access token.
+    expect(store.size).toBe(1 + 16 + 1 + 1)
+    // A forgotten rotated token is absent (refused, nothing revoked); a kept one is a reuse.
+    expect((await store.rotateRefresh(family.id, rotated[0]!, [], now, { graceMs: 0 })).state).toBe(
+      'absent',
+    )
+    expect(await store.findToken(family.id, refresh.tokenHash, now)).toBeDefined()
+    expect(
+      (await store.rotateRefresh(family.id, rotated.at(-16)!, [], now, { graceMs: 0 })).state,
+    ).toBe('reused')
+  })
+
+  test('a full store makes room from the writer’s own old records, never another user’s live grant', async () => {
+    const store = new MemoryOAuthStore({ maxRecords: 12 })
+    const other = familyAt(T0)
+    const otherToken = refreshToken(other, T0)
+    await store.issue(other, [otherToken], T0) // 2 records
+    const family = familyAt(T0)
+    let refresh = refreshToken(family, T0)
+    await store.issue(family, [refresh], T0) // 2 records
+    // Each rotation adds a live access token and a refresh token and leaves a rotated one.
+    for (let index = 1; index <= 6; index++) {
+      const now = T0 + index * MINUTE
+      const next = [accessToken(family, now), refreshToken(family, now)] as const
+      expect(
+        (await store.rotateRefresh(family.id, refresh.tokenHash, next, now, { graceMs: 0 })).state,
+      ).toBe('rotated')
+      refresh = next[1]
+      expect(store.size).toBeLessThanOrEqual(12)
+    }
+    expect(await store.findToken(other.id, otherToken.tokenHash, T0 + 6 * MINUTE)).toBeDefined()
+    expect(await store.findToken(family.id, refresh.tokenHash, T0 + 6 * MINUTE)).toBeDefined()
+  })
+
+  test('interactions have their own bound: at it saveInteraction rejects temporarily_unavailable and evicts nothing', async () => {
+    const store = new MemoryOAuthStore({ maxRecords: 16 }) // 4 interactions
+    const code = codeAt(T0)
+    await store.saveCode(code)
+    const family = familyAt(T0)
+    const access = accessToken(family, T0)
+    await store.issue(family, [access], T0)
+    for (let index = 0; index < 4; index++) await store.saveInteraction(interactionAt(T0))
+    const refused = await store.saveInteraction(interactionAt(T0)).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(OAuthError)
+    expect(refused).toMatchObject({ code: 'TEMPORARILY_UNAVAILABLE', status: 503 })
+    expect(store.size).toBe(7)
+    expect((await store.consumeCode(code.codeHash, T0)).state).toBe('consumed')
+    expect(await store.findToken(family.id, access.tokenHash, T0)).toBeDefined()
+    // Once they expire, there is room again.
+    await store.saveInteraction(interactionAt(T0 + 10 * MINUTE))
+  })
+
+  test('a store full of grants refuses an interaction rather than evict a grant', async () => {
+    const store = new MemoryOAuthStore({ maxRecords: 4 })
+    const family = familyAt(T0)
+    const tokens = [accessToken(family, T0), accessToken(family, T0), refreshToken(family, T0)]
+    await store.issue(family, tokens, T0)
+    await expect(store.saveInteraction(interactionAt(T0))).rejects.toMatchObject({
+      error: 'temporarily_unavailable',
+    })
+    for (const token of tokens)
+      expect(await store.findToken(family.id, token.tokenHash, T0)).toBeDefined()
+  })
+
   test('property: whatever the operations, the store never holds more than maxRecords', async () => {
     const operation = fc.record({
       kind: fc.constantFrom('interaction', 'code', 'issue', 'rotate', 'revoke', 'remember'),
@@ -155,7 +247,12 @@ describe('MemoryOAuthStore bounds', () => {
             now += op.step
             switch (op.kind) {
               case 'interaction':
-                await store.saveInteraction(interactionAt(now, { expiresAt: now + op.ttl }))
+                // At its own bound the store refuses an interaction rather than evict.
+                await store
+                  .saveInteraction(interactionAt(now, { expiresAt: now + op.ttl }))
+                  .catch((error: unknown) => {
+                    expect(error).toMatchObject({ error: 'temporarily_unavailable' })
+                  })
                 break
               case 'code':
                 await store.saveCode(codeAt(now, { expiresAt: now + op.ttl }))

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { OAuthError } from './error.ts'
 import type {
   ActiveToken,
   CodeRecord,
@@ -32,7 +33,16 @@ export interface MemoryOAuthStoreOptions {
    * revocation mark), token and remembered key counts one.
    */
   readonly maxRecords?: number
+  /**
+   * The most interactions (logins in progress) held at once, default a quarter of
+   * `maxRecords`. At it, `saveInteraction` rejects (the server answers 503) rather than evict
+   * codes or grants: a flood of `/authorize` requests cannot push users' grants out.
+   */
+  readonly maxInteractions?: number
 }
+
+/** How many rotated refresh tokens of one family are kept for reuse detection. */
+const ROTATED_KEPT = 16
 
 interface InteractionEntry {
   readonly interaction: InteractionRecord
@@ -91,13 +101,22 @@ function familyEnd(entry: FamilyEntry): number {
  *
  * Memory stays bounded by `maxRecords`, and never grows past it:
  * - **Expiry**: a record at or past its end (`expiresAt <= now`) is dropped when it is read,
- *   and by a sweep over every record when the store is full.
- * - **Capacity**: when a write would pass `maxRecords` and the sweep did not free enough, the
- *   records that would expire soonest are evicted (the oldest first among equal ends) until a
- *   sixteenth of the capacity is free, so the pass is paid once per many writes. A family is
- *   evicted whole, with its tokens and revocation mark, so a token is never active without its
- *   family. Short-lived records (codes, interactions, replay-cache keys) therefore go before
- *   long-lived grants, and a flood of `/authorize` requests evicts interactions, not users' grants.
+ *   and by a sweep over every record, run by a write once the earliest known end has passed
+ *   and at least max(64, size / 16) writes came since the last sweep (amortised: a few record
+ *   visits per write), and whenever the store is full.
+ * - **Per family**: a rotation drops the family's expired access tokens, and a family keeps
+ *   only its 16 most recent rotated refresh tokens (older ones then answer `absent`, which the
+ *   contract allows), so a long-lived grant refreshed every few minutes stays a few records.
+ * - **Interactions** have their own bound (`maxInteractions`, default a quarter of
+ *   `maxRecords`): at it, or when the store is full, `saveInteraction` rejects with an
+ *   {@link OAuthError} `temporarily_unavailable` and evicts nothing.
+ * - **Capacity**: when any other write would pass `maxRecords` and the sweep did not free
+ *   enough, the family being written gives up its own old records first (rotated, revoked and
+ *   expired tokens); then the records that would expire soonest are evicted (the oldest first
+ *   among equal ends) until a sixteenth of the capacity is free, so the pass is paid once per
+ *   many writes. A family is evicted whole, with its tokens and revocation mark, so a token is
+ *   never active without its family. Short-lived records (codes, interactions, replay-cache
+ *   keys) therefore go before long-lived grants.
  * - **What eviction costs**: an evicted interaction, code or token is absent (the user starts
  *   again; an evicted consumed code or rotated refresh token is no longer recognised as a replay,
  *   though it is refused all the same); an evicted replay-cache key may be accepted once more; an
@@ -115,6 +134,7 @@ function familyEnd(entry: FamilyEntry): number {
  */
 export class MemoryOAuthStore implements OAuthStore {
   readonly #max: number
+  readonly #maxInteractions: number
   readonly #interactions = new Map<string, InteractionEntry>()
   readonly #codes = new Map<string, CodeEntry>()
   readonly #families = new Map<string, FamilyEntry>()
@@ -123,13 +143,28 @@ export class MemoryOAuthStore implements OAuthStore {
   #seq = 0
   /** The latest `now` given to any operation: what `saveCode` sweeps with. */
   #now = Number.NEGATIVE_INFINITY
+  /** No record ends before this (ms since the epoch); a sweep before it would find nothing. */
+  #nextEnd = Number.POSITIVE_INFINITY
+  /** No interaction ends before this. */
+  #nextInteractionEnd = Number.POSITIVE_INFINITY
+  /** Writes since the last sweep. */
+  #writes = 0
 
   constructor(options: MemoryOAuthStoreOptions = {}) {
     const { maxRecords = DEFAULT_MAX_RECORDS } = options
     if (!Number.isSafeInteger(maxRecords) || maxRecords < 1) {
       throw new RangeError('MemoryOAuthStore: maxRecords must be a positive integer')
     }
+    const { maxInteractions = Math.max(1, Math.floor(maxRecords / 4)) } = options
+    if (
+      !Number.isSafeInteger(maxInteractions) ||
+      maxInteractions < 1 ||
+      maxInteractions > maxRecords
+    ) {
+      throw new RangeError('MemoryOAuthStore: maxInteractions must be 1 to maxRecords')
+    }
     this.#max = maxRecords
+    this.#maxInteractions = maxInteractions
   }
 
   /** How many records are held, expired ones not yet swept included. */
@@ -144,8 +179,21 @@ export class MemoryOAuthStore implements OAuthStore {
 
   async saveInteraction(interaction: InteractionRecord): Promise<void> {
     this.#see(interaction.createdAt)
+    this.#write(this.#now, undefined)
     if (this.#interactions.has(interaction.id)) this.#dropInteraction(interaction.id)
-    this.#makeRoom(1, this.#now, undefined)
+    if (this.#interactions.size >= this.#maxInteractions && this.#now >= this.#nextInteractionEnd) {
+      this.#sweepInteractions(this.#now)
+    }
+    if (this.#size + 1 > this.#max) this.#sweep(this.#now, undefined)
+    // Never evicts for an interaction: codes and grants matter more than a new login.
+    if (this.#interactions.size >= this.#maxInteractions || this.#size + 1 > this.#max) {
+      throw new OAuthError(
+        'temporarily_unavailable',
+        'Too many sign-ins are in progress; try again in a moment.',
+      )
+    }
+    this.#noteEnd(interaction.expiresAt)
+    this.#nextInteractionEnd = Math.min(this.#nextInteractionEnd, interaction.expiresAt)
     this.#interactions.set(interaction.id, {
       interaction: { ...interaction, scopes: [...interaction.scopes] },
       seq: this.#seq++,
@@ -166,8 +214,10 @@ export class MemoryOAuthStore implements OAuthStore {
   }
 
   async saveCode(code: CodeRecord): Promise<void> {
+    this.#write(this.#now, undefined)
     if (this.#codes.has(code.codeHash)) this.#dropCode(code.codeHash)
     this.#makeRoom(1, this.#now, undefined)
+    this.#noteEnd(code.expiresAt)
     this.#codes.set(code.codeHash, {
       code: { ...code, scopes: [...code.scopes] },
       consumed: false,
@@ -196,10 +246,12 @@ export class MemoryOAuthStore implements OAuthStore {
     now: number,
   ): Promise<'issued' | 'revoked'> {
     this.#see(now)
+    this.#write(now, family.id)
     const existing = this.#families.get(family.id)
     if (existing?.revoked) return 'revoked'
     const records = tokens.length + (existing?.family === undefined ? 1 : 0)
     this.#makeRoom(records, now, family.id)
+    this.#noteEnd(family.expiresAt)
     let entry = this.#families.get(family.id)
     if (entry === undefined) {
       entry = {
@@ -265,8 +317,10 @@ export class MemoryOAuthStore implements OAuthStore {
       return { state: 'reused', family }
     }
     if (entry.revoked || token.revoked) return { state: 'revoked' }
+    this.#write(now, familyId)
     this.#makeRoom(next.length, now, familyId)
     token.rotatedAt = now
+    this.#trimFamily(entry, now)
     this.#addTokens(entry, next)
     return { state: 'rotated', family }
   }
@@ -279,6 +333,8 @@ export class MemoryOAuthStore implements OAuthStore {
 
   async revokeFamily(familyId: string, now: number, retainUntil: number): Promise<void> {
     this.#see(now)
+    this.#write(now, familyId)
+    this.#noteEnd(retainUntil)
     let entry = this.#families.get(familyId)
     if (entry === undefined) {
       this.#makeRoom(1, now, undefined)
@@ -299,6 +355,8 @@ export class MemoryOAuthStore implements OAuthStore {
 
   async remember(key: string, expiresAt: number, now: number): Promise<boolean> {
     this.#see(now)
+    this.#write(now, undefined)
+    this.#noteEnd(expiresAt)
     const seen = this.#remembered.get(key)
     if (seen !== undefined) {
       if (now < seen.expiresAt) return false
@@ -315,6 +373,52 @@ export class MemoryOAuthStore implements OAuthStore {
     if (now > this.#now) this.#now = now
   }
 
+  #noteEnd(end: number): void {
+    if (end < this.#nextEnd) this.#nextEnd = end
+  }
+
+  /**
+   * Counts a write, and sweeps once the earliest known end has passed and enough writes came
+   * since the last sweep to pay for it (amortised), full or not.
+   */
+  #write(now: number, keep: string | undefined): void {
+    this.#writes++
+    if (now >= this.#nextEnd && this.#writes >= Math.max(64, this.#size >> 4)) {
+      this.#sweep(now, keep)
+    }
+  }
+
+  /**
+   * After a rotation: drops the family's expired access tokens, and its rotated refresh tokens
+   * beyond the 16 most recent (the store contract lets a store forget those).
+   */
+  #trimFamily(entry: FamilyEntry, now: number): void {
+    const rotated: [string, number][] = []
+    for (const [hash, token] of entry.tokens) {
+      if (token.token.kind === 'access_token' && token.token.expiresAt <= now) {
+        entry.tokens.delete(hash)
+        this.#size--
+      } else if (token.rotatedAt !== undefined) {
+        rotated.push([hash, token.rotatedAt])
+      }
+    }
+    if (rotated.length <= ROTATED_KEPT) return
+    rotated.sort((a, b) => a[1] - b[1])
+    for (const [hash] of rotated.slice(0, rotated.length - ROTATED_KEPT)) {
+      entry.tokens.delete(hash)
+      this.#size--
+    }
+  }
+
+  #sweepInteractions(now: number): void {
+    let next = Number.POSITIVE_INFINITY
+    for (const [id, entry] of this.#interactions) {
+      if (entry.interaction.expiresAt <= now) this.#dropInteraction(id)
+      else next = Math.min(next, entry.interaction.expiresAt)
+    }
+    this.#nextInteractionEnd = next
+  }
+
   #liveInteraction(id: string, now: number): InteractionRecord | undefined {
     const entry = this.#interactions.get(id)
     if (entry === undefined) return undefined
@@ -327,6 +431,7 @@ export class MemoryOAuthStore implements OAuthStore {
 
   #addTokens(entry: FamilyEntry, tokens: readonly TokenRecord[]): void {
     for (const token of tokens) {
+      this.#noteEnd(token.expiresAt)
       if (!entry.tokens.has(token.tokenHash)) this.#size++
       entry.tokens.set(token.tokenHash, { token, rotatedAt: undefined, revoked: false })
     }
@@ -362,6 +467,9 @@ export class MemoryOAuthStore implements OAuthStore {
     }
     if (this.#size + count <= this.#max) return
     this.#sweep(now, keep)
+    if (this.#size + count <= this.#max) return
+    // The writer's family gives up its own old records before anyone else's are touched.
+    if (keep !== undefined) this.#evictOldTokensOf(keep, now, count)
     const target = this.#max - Math.floor(this.#max / 16)
     if (this.#size + count <= target) return
     const candidates = this.#candidates(keep)
@@ -374,32 +482,63 @@ export class MemoryOAuthStore implements OAuthStore {
     if (this.#size + count > this.#max && keep !== undefined) this.#evictTokensOf(keep, count)
   }
 
-  /** Drops every record whose end is at or before `now`, but the family `keep`. */
+  /**
+   * Drops every record whose end is at or before `now` (the family `keep` keeps its record,
+   * not its expired tokens), and learns the earliest end of what is left.
+   */
   #sweep(now: number, keep: string | undefined): void {
-    for (const [id, entry] of this.#interactions) {
-      if (entry.interaction.expiresAt <= now) this.#dropInteraction(id)
-    }
+    this.#writes = 0
+    let next = Number.POSITIVE_INFINITY
+    this.#sweepInteractions(now)
+    next = Math.min(next, this.#nextInteractionEnd)
     for (const [hash, entry] of this.#codes) {
       if (entry.code.expiresAt <= now) this.#dropCode(hash)
+      else next = Math.min(next, entry.code.expiresAt)
     }
     for (const [key, seen] of this.#remembered) {
       if (seen.expiresAt <= now) {
         this.#remembered.delete(key)
         this.#size--
+      } else {
+        next = Math.min(next, seen.expiresAt)
       }
     }
     for (const [familyId, entry] of this.#families) {
-      if (familyId === keep) continue
-      if (familyEnd(entry) <= now) {
+      const end = familyEnd(entry)
+      if (familyId !== keep && end <= now) {
         this.#dropFamily(familyId)
         continue
       }
+      next = Math.min(next, end)
       for (const [hash, token] of entry.tokens) {
         if (token.token.expiresAt <= now) {
           entry.tokens.delete(hash)
           this.#size--
+        } else {
+          next = Math.min(next, token.token.expiresAt)
         }
       }
+    }
+    this.#nextEnd = next
+  }
+
+  /**
+   * Drops the family's rotated, revoked and expired tokens, the oldest first, until `count`
+   * more records fit. Its active tokens stay.
+   */
+  #evictOldTokensOf(familyId: string, now: number, count: number): void {
+    const entry = this.#families.get(familyId)
+    if (entry === undefined) return
+    const old = [...entry.tokens]
+      .filter(
+        ([, token]) =>
+          token.rotatedAt !== undefined || token.revoked || token.token.expiresAt <= now,
+      )
+      .sort(([, a], [, b]) => a.token.issuedAt - b.token.issuedAt)
+    for (const [hash] of old) {
+      if (this.#size + count <= this.#max) break
+      entry.tokens.delete(hash)
+      this.#size--
     }
   }
 

@@ -5,7 +5,12 @@
  */
 import { createHmacKey, type HmacKey } from '@api-blocks/core/crypto'
 import type { Account } from './account.ts'
-import { type ClientConfig, type ClientRegistry, staticClients } from './clients.ts'
+import {
+  type ClientConfig,
+  type ClientRegistry,
+  checkedRegistry,
+  staticClients,
+} from './clients.ts'
 import type { OAuthEvent } from './events.ts'
 import { checkSigningKeys, type SigningAlgorithm, type SigningKey } from './keys.ts'
 import { isValidScope } from './scope.ts'
@@ -253,9 +258,27 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   if (!Number.isSafeInteger(maxFormBytes) || maxFormBytes < 1024) {
     throw new RangeError('maxFormBytes is at least 1024')
   }
+  const paths = options.paths ?? {}
+  const observer = options.onEvent
+  const onEvent = (event: OAuthEvent): void => {
+    if (observer === undefined) return
+    try {
+      observer(event)
+    } catch {
+      // An observer's fault must not change what the server answers.
+    }
+  }
+  // A list is checked once here; a registry's answers are checked on every lookup.
   const clients = Array.isArray(options.clients)
     ? staticClients(options.clients as readonly ClientConfig[])
-    : (options.clients as ClientRegistry)
+    : checkedRegistry(options.clients as ClientRegistry, (clientId, problem) =>
+        onEvent({
+          type: 'client_config_invalid',
+          code: 'INVALID_CLIENT',
+          clientId,
+          error: new TypeError(problem),
+        }),
+      )
   const scopesSupported =
     options.scopesSupported ??
     (Array.isArray(options.clients)
@@ -268,8 +291,6 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
   for (const scope of scopesSupported) {
     if (!isValidScope(scope)) throw new TypeError(`scopesSupported: ${scope} is not a valid scope`)
   }
-  const paths = options.paths ?? {}
-  const onEvent = options.onEvent
   return {
     issuer: options.issuer,
     clients,
@@ -295,14 +316,7 @@ export function resolveOptions(options: AuthorizationServerOptions): ResolvedOpt
     },
     clock: options.clock ?? Date.now,
     random: options.random ?? pooledRandom(),
-    onEvent: (event) => {
-      if (onEvent === undefined) return
-      try {
-        onEvent(event)
-      } catch {
-        // An observer's fault must not change what the server answers.
-      }
-    },
+    onEvent,
     maxFormBytes,
   }
 }

@@ -56,16 +56,25 @@ export interface AuthorizationServer {
   readonly jwks: Handler
   /** `GET` or `POST /userinfo` (OpenID Connect Core §5.3). */
   readonly userinfo: Handler
-  /** What the host's login and consent page shows; `undefined` when unknown or expired. */
-  interaction(id: string): Promise<InteractionDetails | undefined>
+  /**
+   * What the host's login and consent page shows; `undefined` when unknown, expired, or when
+   * `request` (the host page's request) lacks the interaction's binding cookie, which
+   * `/authorize` set on the browser that started it.
+   */
+  interaction(id: string, request: Request): Promise<InteractionDetails | undefined>
   /**
    * The host authenticated `subject`, who approved `scopes` (a subset of those asked; only
-   * these are bound). Answers the 303 to the client's redirect URI with `code`, `state` and
-   * `iss` (RFC 9207), once; an unknown or expired id gets a 400 HTML page.
+   * these are bound; none is a refusal). Answers the 303 to the client's redirect URI with
+   * `code`, `state` and `iss` (RFC 9207), once, clearing the binding cookie; an unknown or
+   * expired id, or a `request` without the binding cookie, gets a 400 HTML page; a store
+   * failure a 500 page. `max_age` exceeded: a 303 with `login_required`.
    */
-  completeInteraction(id: string, result: InteractionResult): Promise<Response>
-  /** The user refused: a 303 to the redirect URI with `error=access_denied`, `state` and `iss`. */
-  denyInteraction(id: string): Promise<Response>
+  completeInteraction(id: string, result: InteractionResult, request: Request): Promise<Response>
+  /**
+   * The user refused: a 303 to the redirect URI with `error=access_denied`, `state` and `iss`
+   * (only for the browser that started the interaction, like `completeInteraction`).
+   */
+  denyInteraction(id: string, request: Request): Promise<Response>
   /**
    * In-process introspection (what the introspection endpoint answers, without client
    * authentication), for a resource server in the same process: revocation shows at once.
@@ -178,9 +187,9 @@ export function createAuthorizationServer(
     discovery,
     jwks,
     userinfo,
-    interaction: (id) => interactionDetails(context, id),
-    completeInteraction: (id, result) => completeInteraction(context, id, result),
-    denyInteraction: (id) => denyInteraction(context, id),
+    interaction: (id, request) => interactionDetails(context, id, request),
+    completeInteraction: (id, result, request) => completeInteraction(context, id, result, request),
+    denyInteraction: (id, request) => denyInteraction(context, id, request),
     introspectToken: (token) => introspectToken(context, token),
   }
 }

@@ -43,6 +43,21 @@ export interface InteractionRecord {
   readonly codeChallenge: string
   /** The resource (audience) the tokens will be for (RFC 8707). */
   readonly resource: string
+  /**
+   * HMAC-SHA-256 under the token key, base64url, of the random value of the cookie that
+   * `/authorize` set on the browser that started the interaction: only that browser can see,
+   * complete or refuse it (RFC 9700 §4.7, login CSRF).
+   */
+  readonly bindingHash: string
+  /**
+   * The OpenID Connect `prompt` values asked for (`login`, `consent`, `select_account`), when
+   * any (OpenID Connect Core §3.1.2.1).
+   */
+  readonly prompt?: readonly string[] | undefined
+  /** The OpenID Connect `max_age`, seconds: how old the user's authentication may be. */
+  readonly maxAge?: number | undefined
+  /** The OpenID Connect `login_hint`, for the host's login page. */
+  readonly loginHint?: string | undefined
   /** ms since the epoch. */
   readonly createdAt: number
   /** ms since the epoch: after it the interaction is absent. */
@@ -125,6 +140,11 @@ export interface TokenRecord {
   /** ms since the epoch; never after the family's `expiresAt`. */
   readonly expiresAt: number
   /**
+   * The token's own scopes, when narrower than its family's (a refresh with a narrower `scope`,
+   * RFC 6749 §6); `undefined` means the family's scopes.
+   */
+  readonly scopes?: readonly string[] | undefined
+  /**
    * The key the token is bound to (RFC 7800 `cnf`): room for DPoP (`jkt`) and mutual TLS
    * (`x5t#S256`). `undefined` for a bearer token.
    */
@@ -177,7 +197,12 @@ export type RotateRefreshResult =
  * ```
  */
 export interface OAuthStore {
-  /** Saves a new interaction (ids never repeat). */
+  /**
+   * Saves a new interaction (ids never repeat). A store that bounds its interactions may
+   * reject, when it holds as many as it may, with an `OAuthError` whose `error` is
+   * `temporarily_unavailable` (code `TEMPORARILY_UNAVAILABLE`): `/authorize` then answers 503
+   * with `Retry-After`. Such a store never evicts codes or grants to make room for one.
+   */
   saveInteraction(interaction: InteractionRecord): Promise<void>
   /** The interaction, or `undefined` when unknown, taken or expired. */
   findInteraction(id: string, now: number): Promise<InteractionRecord | undefined>

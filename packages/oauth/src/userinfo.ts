@@ -8,6 +8,7 @@
  */
 import { releasedClaims } from './account.ts'
 import type { ServerContext } from './context.ts'
+import { tokenScopes } from './issue.ts'
 import { LIMITS } from './limits.ts'
 import { findActiveToken } from './lookup.ts'
 import { noStoreJson } from './responses.ts'
@@ -44,16 +45,30 @@ export async function handleUserInfo(context: ServerContext, request: Request): 
   const match = header.length <= LIMITS.token + 7 ? BEARER.exec(header) : null
   if (match === null)
     return challenge(400, 'invalid_request', 'The Authorization field is not a Bearer token.')
-  const found = await findActiveToken(context, match[1]!, context.options.clock())
+  try {
+    return await answer(context, match[1]!)
+  } catch (error) {
+    // The store or findAccount failed: a 500 that says nothing of why.
+    context.options.onEvent({ type: 'server_error', code: 'SERVER_ERROR', error })
+    return noStoreJson(
+      { error: 'server_error', error_description: 'The server could not answer the request.' },
+      500,
+    )
+  }
+}
+
+async function answer(context: ServerContext, token: string): Promise<Response> {
+  const found = await findActiveToken(context, token, context.options.clock())
   if (found === undefined || found.active.token.kind !== 'access_token') {
     return challenge(401, 'invalid_token', 'The access token is invalid, expired or revoked.')
   }
   const { family } = found.active
+  const scopes = tokenScopes(found.active.token, family)
   // OpenID Connect Core §5.3.1: only for tokens granted openid, which have a user.
-  if (family.subject === undefined || !family.scopes.includes('openid')) {
+  if (family.subject === undefined || !scopes.includes('openid')) {
     return challenge(403, 'insufficient_scope', 'The access token was not granted openid.')
   }
   const { findAccount } = context.options
   const account = findAccount === undefined ? undefined : await findAccount(family.subject)
-  return noStoreJson({ ...releasedClaims(account, family.scopes), sub: family.subject })
+  return noStoreJson({ ...releasedClaims(account, scopes), sub: family.subject })
 }

@@ -59,6 +59,7 @@ export async function makeServer(
       {
         id: 'demo-spa',
         name: 'Demo SPA',
+        public: true,
         redirectUris: [SPA_REDIRECT],
         grantTypes: ['authorization_code', 'refresh_token'],
         scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders', 'write:orders'],
@@ -104,20 +105,48 @@ export function authorizeRequest(query: URLSearchParams | string): Request {
   return new Request(`${ISSUER}/authorize?${query.toString()}`)
 }
 
+/** An interaction started by a browser: its id, the cookie /authorize set, and the login page's request carrying it. */
+export interface Started {
+  readonly id: string
+  /** The whole Set-Cookie field /authorize answered. */
+  readonly setCookie: string
+  /** `name=value`, what the browser sends back. */
+  readonly cookie: string
+  /** The browser's request for the host's login page: the interaction URL with the cookie. */
+  readonly page: Request
+}
+
+/** GET /authorize as a browser would: follows nothing, keeps the cookie. */
+export async function startInteraction(
+  harness: Harness,
+  changes: Record<string, string | undefined> = {},
+): Promise<Started> {
+  const response = await harness.server.authorize(authorizeRequest(authorizeQuery(changes)))
+  if (response.status !== 303) throw new Error(`authorize answered ${response.status}`)
+  const location = new URL(response.headers.get('location')!)
+  const setCookie = response.headers.get('set-cookie')!
+  const cookie = setCookie.split(';')[0]!
+  return {
+    id: location.searchParams.get('interaction')!,
+    setCookie,
+    cookie,
+    page: new Request(location, { headers: { cookie } }),
+  }
+}
+
 /** GET /authorize then completeInteraction: the code (and the full redirect). */
 export async function obtainCode(
   harness: Harness,
   changes: Record<string, string | undefined> = {},
   approve?: string[],
 ): Promise<{ code: string; redirect: URL }> {
-  const response = await harness.server.authorize(authorizeRequest(authorizeQuery(changes)))
-  if (response.status !== 303) throw new Error(`authorize answered ${response.status}`)
-  const id = new URL(response.headers.get('location')!).searchParams.get('interaction')!
-  const details = await harness.server.interaction(id)
-  const done = await harness.server.completeInteraction(id, {
-    subject: 'user-ada',
-    scopes: approve ?? [...details!.scopes],
-  })
+  const { id, page } = await startInteraction(harness, changes)
+  const details = await harness.server.interaction(id, page)
+  const done = await harness.server.completeInteraction(
+    id,
+    { subject: 'user-ada', scopes: approve ?? [...details!.scopes] },
+    page,
+  )
   const redirect = new URL(done.headers.get('location')!)
   return { code: redirect.searchParams.get('code')!, redirect }
 }

@@ -56,6 +56,7 @@ beforeAll(async () => {
       {
         id: 'demo-spa',
         name: 'Demo SPA',
+        public: true,
         redirectUris: [SPA_REDIRECT],
         grantTypes: ['authorization_code', 'refresh_token'],
         scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders', 'write:orders'],
@@ -119,16 +120,24 @@ describe('oauth4webapi against the server over HTTP', () => {
     const authorize = await fetch(url, { redirect: 'manual' })
     expect(authorize.status).toBe(303)
     const interaction = new URL(authorize.headers.get('location')!).searchParams.get('interaction')!
-    expect((await server.interaction(interaction))?.client).toEqual({
+    // The browser keeps the binding cookie and sends it to the login page.
+    const page = new Request(authorize.headers.get('location')!, {
+      headers: { cookie: authorize.headers.get('set-cookie')!.split(';')[0]! },
+    })
+    expect((await server.interaction(interaction, page))?.client).toEqual({
       id: 'demo-spa',
       name: 'Demo SPA',
     })
 
     // The host's login and consent pages report the user and the approval.
-    const done = await server.completeInteraction(interaction, {
-      subject: 'user-ada',
-      scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders'],
-    })
+    const done = await server.completeInteraction(
+      interaction,
+      {
+        subject: 'user-ada',
+        scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders'],
+      },
+      page,
+    )
     expect(done.status).toBe(303)
     const callback = new URL(done.headers.get('location')!)
     const parameters = oauth.validateAuthResponse(as, spa, callback, state)
@@ -283,7 +292,12 @@ describe('oauth4webapi against the server over HTTP', () => {
     url.search = new URLSearchParams({ ...query, scope: 'openid' }).toString()
     const started = await fetch(url, { redirect: 'manual' })
     const id = new URL(started.headers.get('location')!).searchParams.get('interaction')!
-    const denied = await server.denyInteraction(id)
+    const denied = await server.denyInteraction(
+      id,
+      new Request(started.headers.get('location')!, {
+        headers: { cookie: started.headers.get('set-cookie')!.split(';')[0]! },
+      }),
+    )
     expect(() =>
       oauth.validateAuthResponse(as, spa, new URL(denied.headers.get('location')!), state),
     ).toThrow(

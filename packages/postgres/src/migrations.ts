@@ -40,11 +40,14 @@ export interface Migration {
  * `0002_oauth` holds the tables of `PostgresOAuthStore` (`oauth_interactions`, `oauth_codes`,
  * `oauth_families`, `oauth_tokens`, `oauth_replay_cache`), keyed by the ids and keyed hashes
  * the authorisation server passes (never a code or token in the clear), each with an index on
- * the time after which `purgeExpired` deletes its rows.
+ * the time after which `purgeExpired` deletes its rows. `0003_oauth_binding_and_token_scopes`
+ * adds what an interaction carries for the browser binding and OpenID Connect (`binding_hash`,
+ * `prompt`, `max_age`, `login_hint`; interactions saved before it have an empty binding, so
+ * they can no longer be completed) and a token's own narrower `scopes`.
  *
  * @example
  * ```ts
- * for (const { id } of migrations) console.log(id) // 0001_idempotency_records, 0002_oauth
+ * for (const { id } of migrations) console.log(id) // 0001_idempotency_records, 0002_oauth, 0003_oauth_binding_and_token_scopes
  * ```
  */
 export const migrations: readonly Migration[] = Object.freeze([
@@ -154,6 +157,18 @@ CREATE TABLE {{schema}}."{{prefix}}oauth_replay_cache" (
 );
 CREATE INDEX "{{prefix}}oauth_replay_cache_expiry"
   ON {{schema}}."{{prefix}}oauth_replay_cache" (expires_at);
+`,
+  },
+  {
+    id: '0003_oauth_binding_and_token_scopes',
+    sql: `
+ALTER TABLE {{schema}}."{{prefix}}oauth_interactions"
+  ADD COLUMN binding_hash text NOT NULL DEFAULT '',
+  ADD COLUMN prompt       text[],
+  ADD COLUMN max_age      double precision,
+  ADD COLUMN login_hint   text;
+ALTER TABLE {{schema}}."{{prefix}}oauth_interactions" ALTER COLUMN binding_hash DROP DEFAULT;
+ALTER TABLE {{schema}}."{{prefix}}oauth_tokens" ADD COLUMN scopes text[];
 `,
   },
 ])
@@ -281,7 +296,7 @@ ${BLOCK_TAG}`
  * import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
  *
  * const db = new PGlite()
- * await migrate(db) // { applied: ['0001_idempotency_records', '0002_oauth'] }
+ * await migrate(db) // { applied: ['0001_idempotency_records', '0002_oauth', '0003_oauth_binding_and_token_scopes'] }
  * await migrate(db) // { applied: [] }
  * const store = new PostgresIdempotencyStore({ db })
  * ```

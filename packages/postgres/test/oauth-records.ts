@@ -18,6 +18,7 @@ export function interaction(overrides: Partial<InteractionRecord> = {}): Interac
     nonce: 'n-1',
     codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
     resource: 'https://api.example/',
+    bindingHash: 'ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0',
     createdAt: T0,
     expiresAt: T0 + 10 * MINUTE,
     ...overrides,

@@ -41,6 +41,7 @@ for (const backend of backends) {
         clients: [
           {
             id: 'spa',
+            public: true,
             redirectUris: [REDIRECT],
             grantTypes: ['authorization_code', 'refresh_token'],
             scopes: ['openid', 'offline_access', 'read:orders'],
@@ -75,15 +76,21 @@ for (const backend of backends) {
       })
       const authorized = await server.authorize(new Request(`${ISSUER}/authorize?${query}`))
       expect(authorized.status).toBe(303)
-      const id = new URL(authorized.headers.get('location') ?? '').searchParams.get('interaction')
-      const details = await server.interaction(id ?? '')
+      const location = authorized.headers.get('location') ?? ''
+      const id = new URL(location).searchParams.get('interaction') ?? ''
+      // The browser sends back the binding cookie /authorize set.
+      const cookie = (authorized.headers.get('set-cookie') ?? '').split(';')[0] ?? ''
+      const page = new Request(location, { headers: { cookie } })
+      expect(await server.interaction(id, new Request(location))).toBeUndefined()
+      const details = await server.interaction(id, page)
       expect(details?.scopes).toEqual(['openid', 'offline_access', 'read:orders'])
-      const done = await server.completeInteraction(id ?? '', {
-        subject: 'user-ada',
-        scopes: details?.scopes ?? [],
-      })
+      const done = await server.completeInteraction(
+        id,
+        { subject: 'user-ada', scopes: details?.scopes ?? [] },
+        page,
+      )
       // Taken: the interaction completes once.
-      expect(await server.interaction(id ?? '')).toBeUndefined()
+      expect(await server.interaction(id, page)).toBeUndefined()
       return new URL(done.headers.get('location') ?? '').searchParams.get('code') ?? ''
     }
     const exchange = (value: string) =>

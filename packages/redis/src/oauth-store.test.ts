@@ -165,6 +165,7 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisOAuthStore on Redis'),
       state: 's',
       codeChallenge: 'c',
       resource: 'https://api.example/',
+      bindingHash: 'b',
       createdAt: T0,
       expiresAt: T0 + 600_000,
     }

@@ -24,11 +24,21 @@ export function interactionCases(context: SuiteContext): void {
   })
 
   it('an interaction without a nonce round-trips without one; an unknown id is absent', async (store) => {
-    const interaction = interactionAt(t0, { nonce: undefined, scopes: ['write:orders'] })
+    const interaction = interactionAt(t0, {
+      nonce: undefined,
+      scopes: ['write:orders'],
+      prompt: undefined,
+      maxAge: undefined,
+      loginHint: undefined,
+    })
     await store.saveInteraction(interaction)
     const found = await store.findInteraction(interaction.id, t0 + 1)
     expect(found).toEqual(interaction)
     expect(found?.nonce).toBeUndefined()
+    expect(found?.prompt).toBeUndefined()
+    expect(found?.maxAge).toBeUndefined()
+    expect(found?.loginHint).toBeUndefined()
+    expect(found?.bindingHash).toBe(interaction.bindingHash)
     expect(await store.findInteraction(randomId(), t0)).toBeUndefined()
     expect(await store.takeInteraction(randomId(), t0)).toBeUndefined()
   })

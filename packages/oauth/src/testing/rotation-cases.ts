@@ -60,6 +60,35 @@ export function rotationCases(context: SuiteContext): void {
     ).toBe('rotated')
   })
 
+  it('a rotated refresh token older than the 16 most recent rotations answers reused or absent (a store may forget it), and the newest rotates', async (store) => {
+    const { family, refresh } = await issued(store)
+    let current = refresh
+    const rotated: TokenRecord[] = []
+    for (let i = 1; i <= 20; i++) {
+      const next = pairAt(family, t0 + i)
+      expect(
+        (await store.rotateRefresh(family.id, current.tokenHash, next, t0 + i, NO_GRACE)).state,
+      ).toBe('rotated')
+      rotated.push(current)
+      current = next[1]
+    }
+    // The first rotated token: forgotten (absent) or still known (reused, revoking).
+    const first = await store.rotateRefresh(family.id, rotated[0]!.tokenHash, [], t0 + 30, NO_GRACE)
+    expect(['absent', 'reused']).toContain(first.state)
+    if (first.state === 'absent') {
+      // The 16 most recent are never forgotten: presenting one is a reuse.
+      const recent = await store.rotateRefresh(
+        family.id,
+        rotated[rotated.length - 16]!.tokenHash,
+        [],
+        t0 + 31,
+        NO_GRACE,
+      )
+      expect(recent.state).toBe('reused')
+    }
+    expect(await active(store, current, t0 + 32)).toBe(false)
+  })
+
   it('a rotated refresh token presented again MUST answer reused and revoke the whole family', async (store) => {
     const { family, access, refresh } = await issued(store)
     const next = pairAt(family, t0 + MINUTE)

@@ -30,6 +30,17 @@ export function tokenCases(context: SuiteContext): void {
     expect(found?.token.confirmation).toBeUndefined()
   })
 
+  it('a token with its own, narrower scopes MUST be found with them; one without has none', async (store) => {
+    const family = familyAt(t0)
+    const narrow = accessToken(family, t0, { scopes: ['read:orders'] })
+    const plain = accessToken(family, t0)
+    expect(await store.issue(family, [narrow, plain], t0)).toBe('issued')
+    const found = await store.findToken(family.id, narrow.tokenHash, t0)
+    expect(found).toEqual({ token: narrow, family })
+    expect(found?.token.scopes).toEqual(['read:orders'])
+    expect((await store.findToken(family.id, plain.tokenHash, t0))?.token.scopes).toBeUndefined()
+  })
+
   it('a client-credentials family (no subject, no authTime) round-trips', async (store) => {
     const family = familyAt(t0, { subject: undefined, authTime: undefined, scopes: [] })
     const access = accessToken(family, t0)

@@ -56,7 +56,7 @@ export class RowError extends Error {
   }
 }
 
-/** The parameters $1..$10 of saveInteraction. */
+/** The parameters $1..$14 of saveInteraction. */
 export function interactionParams(record: InteractionRecord): unknown[] {
   return [
     record.id,
@@ -69,11 +69,23 @@ export function interactionParams(record: InteractionRecord): unknown[] {
     record.resource,
     finite(record.createdAt, 'createdAt'),
     finite(record.expiresAt, 'expiresAt'),
+    record.bindingHash,
+    record.prompt === undefined ? null : [...record.prompt],
+    record.maxAge === undefined ? null : finite(record.maxAge, 'maxAge'),
+    record.loginHint ?? null,
   ]
+}
+
+function optionalTexts(row: Row, column: string): readonly string[] | undefined {
+  const value = row[column]
+  return value === null || value === undefined ? undefined : texts(row, column)
 }
 
 export function interactionOf(row: Row): InteractionRecord {
   const nonce = optionalText(row, 'nonce')
+  const prompt = optionalTexts(row, 'prompt')
+  const maxAge = optionalTime(row, 'max_age')
+  const loginHint = optionalText(row, 'login_hint')
   return {
     id: text(row, 'id'),
     clientId: text(row, 'client_id'),
@@ -83,6 +95,10 @@ export function interactionOf(row: Row): InteractionRecord {
     ...(nonce === undefined ? {} : { nonce }),
     codeChallenge: text(row, 'code_challenge'),
     resource: text(row, 'resource'),
+    bindingHash: text(row, 'binding_hash'),
+    ...(prompt === undefined ? {} : { prompt }),
+    ...(maxAge === undefined ? {} : { maxAge }),
+    ...(loginHint === undefined ? {} : { loginHint }),
     createdAt: time(row, 'created_at'),
     expiresAt: time(row, 'expires_at'),
   }
@@ -169,6 +185,7 @@ export function tokensParam(records: readonly TokenRecord[]): string {
         issued_at: finite(record.issuedAt, 'issuedAt'),
         expires_at: finite(record.expiresAt, 'expiresAt'),
         confirmation: record.confirmation ?? null,
+        scopes: record.scopes === undefined ? null : [...record.scopes],
       }
     }),
   )
@@ -201,6 +218,7 @@ export function tokenOf(row: Row): TokenRecord {
   const kind = text(row, 'kind')
   if (kind !== 'access_token' && kind !== 'refresh_token') throw new RowError('kind')
   const confirmation = confirmationOf(row)
+  const scopes = optionalTexts(row, 'scopes')
   return {
     tokenHash: text(row, 'token_hash'),
     kind,
@@ -208,6 +226,7 @@ export function tokenOf(row: Row): TokenRecord {
     jti: text(row, 'jti'),
     issuedAt: time(row, 'issued_at'),
     expiresAt: time(row, 'expires_at'),
+    ...(scopes === undefined ? {} : { scopes }),
     ...(confirmation === undefined ? {} : { confirmation }),
   }
 }

@@ -14,9 +14,9 @@
 import type { TableNames } from './names.ts'
 import { qualified } from './names.ts'
 
-/** The columns of an interaction, in the order of its INSERT parameters $1..$10. */
+/** The columns of an interaction, in the order of its INSERT parameters $1..$14. */
 const INTERACTION =
-  'id, client_id, redirect_uri, scopes, state, nonce, code_challenge, resource, created_at, expires_at'
+  'id, client_id, redirect_uri, scopes, state, nonce, code_challenge, resource, created_at, expires_at, binding_hash, prompt, max_age, login_hint'
 /** The columns of a code, in the order of its INSERT parameters $1..$11. */
 const CODE =
   'code_hash, client_id, redirect_uri, subject, scopes, code_challenge, nonce, auth_time, resource, family_id, expires_at'
@@ -27,7 +27,7 @@ const FAMILY_AS = `f.id AS family_id, f.client_id AS family_client_id, f.subject
 /** The new tokens, a JSON array parameter, as rows. */
 const NEW_TOKENS = (param: string) =>
   `jsonb_to_recordset(${param}::jsonb) AS n(token_hash text, kind text, jti text,
-    issued_at double precision, expires_at double precision, confirmation jsonb)`
+    issued_at double precision, expires_at double precision, confirmation jsonb, scopes text[])`
 /** Deletes one batch of `table` rows whose `column` is at or before $1, at most $2 of them. */
 const purge = (table: string, key: string, column: string) => `DELETE FROM ${table}
   WHERE ${key} IN (
@@ -65,7 +65,7 @@ export function oauthStatements(names: TableNames): Readonly<Record<OAuthStateme
     `${column} = CASE WHEN ${gone} THEN EXCLUDED.${column} ELSE f.${column} END`
   return {
     saveInteraction: `INSERT INTO ${interactions} (${INTERACTION})
-VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9, $10)`,
+VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8, $9, $10, $11, $12::text[], $13::double precision, $14)`,
     /** $1 id, $2 now. */
     findInteraction: `SELECT ${INTERACTION} FROM ${interactions}
 WHERE id = $1 AND expires_at > $2::double precision`,
@@ -114,8 +114,8 @@ SELECT prev.*, prev.consumed_at IS NULL AS fresh FROM prev`,
     retain_until = CASE WHEN ${gone} THEN NULL ELSE f.retain_until END
   RETURNING f.revoked_at IS NULL AS issued
 ), saved AS (
-  INSERT INTO ${tokens} (token_hash, family_id, kind, jti, issued_at, expires_at, confirmation)
-  SELECT n.token_hash, $1, n.kind, n.jti, n.issued_at, n.expires_at, n.confirmation
+  INSERT INTO ${tokens} (token_hash, family_id, kind, jti, issued_at, expires_at, confirmation, scopes)
+  SELECT n.token_hash, $1, n.kind, n.jti, n.issued_at, n.expires_at, n.confirmation, n.scopes
   FROM family, ${NEW_TOKENS('$9')}
   WHERE family.issued
   RETURNING 1
@@ -123,7 +123,7 @@ SELECT prev.*, prev.consumed_at IS NULL AS fresh FROM prev`,
 SELECT issued FROM family`,
 
     /** $1 familyId, $2 tokenHash, $3 now. */
-    findToken: `SELECT t.token_hash, t.kind, t.jti, t.issued_at, t.expires_at, t.confirmation, ${FAMILY_AS}
+    findToken: `SELECT t.token_hash, t.kind, t.jti, t.issued_at, t.expires_at, t.confirmation, t.scopes, ${FAMILY_AS}
 FROM ${tokens} AS t JOIN ${families} AS f ON f.id = t.family_id
 WHERE t.token_hash = $2 AND t.family_id = $1
   AND t.expires_at > $3::double precision AND t.revoked_at IS NULL AND t.rotated_at IS NULL
@@ -161,8 +161,8 @@ WHERE t.token_hash = $2 AND t.family_id = $1
   FROM verdict WHERE t.token_hash = verdict.token_hash AND verdict.state = 'rotated'
   RETURNING 1
 ), saved AS (
-  INSERT INTO ${tokens} (token_hash, family_id, kind, jti, issued_at, expires_at, confirmation)
-  SELECT n.token_hash, $1, n.kind, n.jti, n.issued_at, n.expires_at, n.confirmation
+  INSERT INTO ${tokens} (token_hash, family_id, kind, jti, issued_at, expires_at, confirmation, scopes)
+  SELECT n.token_hash, $1, n.kind, n.jti, n.issued_at, n.expires_at, n.confirmation, n.scopes
   FROM verdict, ${NEW_TOKENS('$3')}
   WHERE verdict.state = 'rotated'
   RETURNING 1
