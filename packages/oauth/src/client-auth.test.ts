@@ -185,3 +185,32 @@ describe('a confidential client whose secrets were all removed', () => {
     })
   })
 })
+
+describe("a registry that changes a client's secret list in place", () => {
+  test('a removed secret stops working and an added one works, at once', async () => {
+    const secretHashes = [await hashClientSecret('leaked-secret')]
+    const client = {
+      id: 'rotating',
+      secretHashes,
+      grantTypes: ['client_credentials'] as const,
+      scopes: [],
+    }
+    const registry = { findClient: async (id: string) => (id === 'rotating' ? client : undefined) }
+    const run = (secret: string) =>
+      authenticateClient(
+        new Request('https://as.example.com/token', {
+          method: 'POST',
+          headers: { authorization: `Basic ${btoa(`rotating:${secret}`)}` },
+        }),
+        parseUrlEncoded('')!,
+        registry,
+        { allowPublic: false, onFailure: () => undefined },
+      )
+    await expect(run('leaked-secret')).resolves.toMatchObject({ method: 'client_secret_basic' })
+    secretHashes[0] = await hashClientSecret('fresh-secret')
+    await expect(run('leaked-secret')).rejects.toMatchObject({ error: 'invalid_client' })
+    await expect(run('fresh-secret')).resolves.toMatchObject({ method: 'client_secret_basic' })
+    secretHashes.push(await hashClientSecret('second-secret'))
+    await expect(run('second-secret')).resolves.toMatchObject({ method: 'client_secret_basic' })
+  })
+})

@@ -35,6 +35,8 @@ export interface AuthenticatedClient {
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 function formDecode(text: string): string | undefined {
+  // Generated ids and secrets (base64url) have nothing to decode.
+  if (!text.includes('%') && !text.includes('+')) return text
   try {
     return decodeURIComponent(text.replaceAll('+', ' '))
   } catch {
@@ -77,11 +79,33 @@ export function basicCredentials(field: string): { id: string; secret: string } 
   return { id, secret }
 }
 
+// The decoded hashes of each client's `secretHashes` list, decoded once per list rather than
+// per request. The strings are kept and compared (equal strings are usually the same string, a
+// pointer check), so a host that changes a list in place (a rotated secret pushed, a leaked one
+// removed) is never answered from an old decoding.
+const decodedHashes = new WeakMap<
+  readonly string[],
+  { readonly hashes: readonly string[]; readonly decoded: readonly (Uint8Array | undefined)[] }
+>()
+
+function expectedHashes(hashes: readonly string[]): readonly (Uint8Array | undefined)[] {
+  const cached = decodedHashes.get(hashes)
+  if (
+    cached !== undefined &&
+    cached.hashes.length === hashes.length &&
+    cached.hashes.every((hash, index) => hash === hashes[index])
+  ) {
+    return cached.decoded
+  }
+  const decoded = hashes.map((hash) => decodeBase64url(hash))
+  decodedHashes.set(hashes, { hashes: [...hashes], decoded })
+  return decoded
+}
+
 async function secretMatches(client: OAuthClient, secret: string): Promise<boolean> {
   const presented = await sha256(secret)
   let match = false
-  for (const hash of client.secretHashes ?? []) {
-    const expected = decodeBase64url(hash)
+  for (const expected of expectedHashes(client.secretHashes ?? [])) {
     // Every hash is compared, whatever the result so far: no early exit.
     if (expected !== undefined && timingSafeEqual(presented, expected)) match = true
   }
