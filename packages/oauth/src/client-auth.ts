@@ -44,6 +44,37 @@ function formDecode(text: string): string | undefined {
   }
 }
 
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+// Any character past U+007F: the decoded bytes are more than ASCII.
+const NOT_ASCII = /[^\x00-\x7f]/
+
+/**
+ * The text of base64 `encoded` (padding optional), decoded as UTF-8; `undefined` when either
+ * is malformed. `atob` answers the usual all-ASCII credentials (generated ids and secrets) as a
+ * string at once, about 0.5 µs less per request than bytes then UTF-8 (`npm run bench -- oauth`,
+ * docs/benchmarks.md, issue 14); other bytes are decoded again as UTF-8.
+ */
+function basicText(encoded: string): string | undefined {
+  if (!BASE64.test(encoded)) return undefined
+  let end = encoded.length
+  while (end > 0 && encoded.charCodeAt(end - 1) === 0x3d) end--
+  let binary: string
+  try {
+    // Without its padding: atob (forgiving-base64) takes any length but 4n + 1, as before.
+    binary = atob(encoded.slice(0, end))
+  } catch {
+    return undefined
+  }
+  if (!NOT_ASCII.test(binary)) return binary
+  const bytes = decodeBase64(encoded, { loose: true })
+  if (bytes === undefined) return undefined
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The id and secret of an `Authorization: Basic` field (RFC 7617 §2), each
  * form-url-decoded as RFC 6749 §2.3.1 requires (oauth4webapi encodes them so), or `undefined`
@@ -63,14 +94,8 @@ export function basicCredentials(field: string): { id: string; secret: string } 
   }
   const encoded = field.slice(space + 1).trim()
   if (space === -1 || encoded.length > LIMITS.authorization) return bad()
-  const bytes = decodeBase64(encoded, { loose: true })
-  if (bytes === undefined) return bad()
-  let text: string
-  try {
-    text = utf8.decode(bytes)
-  } catch {
-    return bad()
-  }
+  const text = basicText(encoded)
+  if (text === undefined) return bad()
   const colon = text.indexOf(':')
   if (colon === -1) return bad()
   const id = formDecode(text.slice(0, colon))
