@@ -126,6 +126,16 @@ describe('the two builds agree', () => {
     },
   )
 
+  test('on HMAC of a DataView and a Buffer handed in from JavaScript', async () => {
+    const secret = new Uint8Array(32).fill(3)
+    const [nodeKey, webKey] = [node.createHmacKey(secret), web.createHmacKey(secret)]
+    const bytes = new Uint8Array([1, 2, 3, 4, 5])
+    const expected = hex(await web.hmacSha256(webKey, bytes))
+    const view = new DataView(bytes.buffer) as unknown as Uint8Array
+    expect(hex(await node.hmacSha256(nodeKey, view))).toBe(expected)
+    expect(hex(await node.hmacSha256(nodeKey, Buffer.from(bytes)))).toBe(expected)
+  })
+
   test('digests are arrays of their own, not views into a shared pool', async () => {
     const digest = await node.sha256('x')
     expect(digest.byteOffset).toBe(0)

@@ -74,7 +74,13 @@ class NodeHmacKey implements HmacKey {
     const inner = this.#inner
     let innerDigest: Buffer
     // A string takes at most 3 bytes of UTF-8 per UTF-16 unit (a lone surrogate: U+FFFD).
-    if (typeof data === 'string' ? data.length * 3 <= SCRATCH : data.byteLength <= SCRATCH) {
+    // Anything but a string or a Uint8Array (a DataView from JavaScript) takes the plain path,
+    // which accepts or refuses it as createHash does.
+    const short =
+      typeof data === 'string'
+        ? data.length * 3 <= SCRATCH
+        : data instanceof Uint8Array && data.byteLength <= SCRATCH
+    if (short) {
       let length = data.length
       if (typeof data === 'string') length = inner.write(data, BLOCK, 'utf8')
       else inner.set(data, BLOCK)
