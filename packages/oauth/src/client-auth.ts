@@ -45,8 +45,8 @@ function formDecode(text: string): string | undefined {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
-// Any character past U+007F: the decoded bytes are more than ASCII.
-const NOT_ASCII = /[^\x00-\x7f]/
+// A byte past 0x7f in atob's answer (one character per byte): the text is more than ASCII.
+const NOT_ASCII = /[\u0080-\u00ff]/
 
 /**
  * The text of base64 `encoded` (padding optional), decoded as UTF-8; `undefined` when either
