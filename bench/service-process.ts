@@ -1,6 +1,7 @@
-// The reference service in a child process, for the suites that load it over the network
-// (idempotency, service): `npm start`'s entry with rate limits raised out of the way, on a free
-// port, pinned to CPU 0 where `taskset` exists (the client then pins itself to CPU 1).
+// Servers in child processes, for the suites that load them over the network: the reference
+// service (idempotency, service), `npm start`'s entry with rate limits raised out of the way, on
+// a free port, and the two authorisation servers of the oauth suite; each pinned to CPU 0 where
+// `taskset` exists (the client then pins itself to CPU 1).
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -25,30 +26,44 @@ const here = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '')
 
 /**
  * Starts the service of the checkout at `root` (default this one) with `env` on top of the
- * bench's defaults, and resolves once it prints its address. Its stdout keeps being drained,
- * so a service that logs never stalls on a full pipe.
+ * bench's defaults, and resolves once it prints its address.
  */
-export async function startService(
+export function startService(
   env: Record<string, string> = {},
   root: string = here,
 ): Promise<Service> {
-  const args = ['--conditions=@api-blocks/source', `${root}/examples/service/src/main.ts`]
+  return startNode([`${root}/examples/service/src/main.ts`], {
+    cwd: `${root}/examples/service`,
+    env: {
+      // Each run names its own store: the bench's own REDIS_URL / DATABASE_URL must not leak
+      // into the others (with both set the service keeps its records in PostgreSQL).
+      REDIS_URL: '',
+      DATABASE_URL: '',
+      PORT: '0',
+      RATE_LIMIT_PER_SECOND: '100000000',
+      RATE_LIMIT_PER_HOUR: '100000000',
+      ...env,
+    },
+  })
+}
+
+/**
+ * Runs `args` (a script and its arguments) with this process's Node binary and the source
+ * condition, pinned to CPU 0 where `taskset` exists, and resolves once it prints
+ * `listening on <url>`. Its stdout keeps being drained, so a child that logs never stalls on a
+ * full pipe.
+ */
+export async function startNode(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Service> {
+  const node = ['--conditions=@api-blocks/source', ...args]
   const child = spawn(
     pinned ? 'taskset' : process.execPath,
-    pinned ? ['-c', '0', process.execPath, ...args] : args,
+    pinned ? ['-c', '0', process.execPath, ...node] : node,
     {
-      cwd: `${root}/examples/service`,
-      env: {
-        ...process.env,
-        // Each run names its own store: the bench's own REDIS_URL / DATABASE_URL must not leak
-        // into the others (with both set the service keeps its records in PostgreSQL).
-        REDIS_URL: '',
-        DATABASE_URL: '',
-        PORT: '0',
-        RATE_LIMIT_PER_SECOND: '100000000',
-        RATE_LIMIT_PER_HOUR: '100000000',
-        ...env,
-      },
+      cwd: options.cwd ?? here,
+      env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   )
@@ -71,7 +86,7 @@ export async function startService(
       return { url: match[1] ?? '', cpu, stop: () => child.kill() }
     }
   }
-  throw new Error(`the service in ${root} did not start:\n${output}`)
+  throw new Error(`${args.join(' ')} did not start:\n${output}`)
 }
 
 /** The middle value; for an even count, the mean of the two middle ones. */
