@@ -247,7 +247,13 @@ export class MemoryOAuthStore implements OAuthStore {
   ): Promise<'issued' | 'revoked'> {
     this.#see(now)
     this.#write(now, family.id)
-    const existing = this.#families.get(family.id)
+    let existing = this.#families.get(family.id)
+    // Past the family's end and its mark's retainUntil, the entry is gone (the contract):
+    // a revocation mark no longer refuses, and the family is made anew.
+    if (existing !== undefined && familyEnd(existing) <= now) {
+      this.#dropFamily(family.id)
+      existing = undefined
+    }
     if (existing?.revoked) return 'revoked'
     const records = tokens.length + (existing?.family === undefined ? 1 : 0)
     this.#makeRoom(records, now, family.id)
@@ -283,11 +289,9 @@ export class MemoryOAuthStore implements OAuthStore {
     if (family.expiresAt <= now) return undefined
     const token = entry.tokens.get(tokenHash)
     if (token === undefined || token.revoked || token.rotatedAt !== undefined) return undefined
-    if (token.token.expiresAt <= now) {
-      entry.tokens.delete(tokenHash)
-      this.#size--
-      return undefined
-    }
+    // An expired token is left to the sweeps: deleted here, a later rotateRefresh would answer
+    // absent where the contract says expired.
+    if (token.token.expiresAt <= now) return undefined
     return { token: token.token, family }
   }
 
@@ -310,7 +314,11 @@ export class MemoryOAuthStore implements OAuthStore {
     // A rotated token presented again is a reuse even when an earlier reuse already revoked
     // the family: each presentation is reported as such.
     if (token.rotatedAt !== undefined) {
-      if (now < token.rotatedAt + options.graceMs) return { state: 'reused-in-grace' }
+      // graceMs 0 turns the window off, whatever the caller's clock says: a `now` before the
+      // rotation (another instance's clock running behind) is a reuse all the same.
+      if (options.graceMs > 0 && now < token.rotatedAt + options.graceMs) {
+        return { state: 'reused-in-grace' }
+      }
       // RFC 9700 §4.14.2: a rotated refresh token presented again revokes the whole grant.
       entry.revoked = true
       entry.markUntil = Math.max(entry.markUntil, family.expiresAt)
@@ -318,7 +326,14 @@ export class MemoryOAuthStore implements OAuthStore {
     }
     if (entry.revoked || token.revoked) return { state: 'revoked' }
     this.#write(now, familyId)
-    this.#makeRoom(next.length, now, familyId)
+    // The presented token is never evicted to make room: a replay of it must still be
+    // recognised (and revoke the family).
+    this.#makeRoom(next.length, now, familyId, tokenHash)
+    if (this.#size + next.length > this.#max) {
+      throw new RangeError(
+        `MemoryOAuthStore: a family, its refresh token and ${next.length} new tokens do not fit in maxRecords`,
+      )
+    }
     token.rotatedAt = now
     this.#trimFamily(entry, now)
     this.#addTokens(entry, next)
@@ -431,9 +446,11 @@ export class MemoryOAuthStore implements OAuthStore {
 
   #addTokens(entry: FamilyEntry, tokens: readonly TokenRecord[]): void {
     for (const token of tokens) {
+      // A token hash already stored is left as it was (rotated or revoked included).
+      if (entry.tokens.has(token.tokenHash)) continue
       this.#noteEnd(token.expiresAt)
-      if (!entry.tokens.has(token.tokenHash)) this.#size++
       entry.tokens.set(token.tokenHash, { token, rotatedAt: undefined, revoked: false })
+      this.#size++
     }
   }
 
@@ -459,9 +476,10 @@ export class MemoryOAuthStore implements OAuthStore {
 
   /**
    * Makes room for `count` more records: sweeps what ended at `now`, then evicts what ends
-   * soonest, never the family `keep` (the one being written to).
+   * soonest, never the family `keep` (the one being written to), and never its token
+   * `protect` (the refresh token being rotated).
    */
-  #makeRoom(count: number, now: number, keep: string | undefined): void {
+  #makeRoom(count: number, now: number, keep: string | undefined, protect?: string): void {
     if (count > this.#max) {
       throw new RangeError(`MemoryOAuthStore: ${count} records do not fit in maxRecords`)
     }
@@ -479,7 +497,9 @@ export class MemoryOAuthStore implements OAuthStore {
       candidate.drop()
     }
     // Only the family being written to is left: evict its expired-soonest tokens.
-    if (this.#size + count > this.#max && keep !== undefined) this.#evictTokensOf(keep, count)
+    if (this.#size + count > this.#max && keep !== undefined) {
+      this.#evictTokensOf(keep, count, protect)
+    }
   }
 
   /**
@@ -568,12 +588,14 @@ export class MemoryOAuthStore implements OAuthStore {
     return candidates
   }
 
-  #evictTokensOf(familyId: string, count: number): void {
+  /** Drops the family's tokens, the soonest to expire first, but `protect`, until `count` fit. */
+  #evictTokensOf(familyId: string, count: number, protect: string | undefined): void {
     const entry = this.#families.get(familyId)
     if (entry === undefined) return
     const tokens = [...entry.tokens].sort(([, a], [, b]) => a.token.expiresAt - b.token.expiresAt)
     for (const [hash] of tokens) {
       if (this.#size + count <= this.#max) break
+      if (hash === protect) continue
       entry.tokens.delete(hash)
       this.#size--
     }
