@@ -100,8 +100,9 @@ function familyEnd(entry: FamilyEntry): number {
  * the store never reads a clock.
  *
  * Memory stays bounded by `maxRecords`, and never grows past it:
- * - **Expiry**: a record at or past its end (`expiresAt <= now`) is dropped when it is read,
- *   and by a sweep over every record, run by a write once the earliest known end has passed
+ * - **Expiry**: an interaction or code at or past its end (`expiresAt <= now`) is dropped when
+ *   it is read (a token is not: a later `rotateRefresh` must still answer `expired`), and every
+ *   record by a sweep over every record, run by a write once the earliest known end has passed
  *   and at least max(64, size / 16) writes came since the last sweep (amortised: a few record
  *   visits per write), and whenever the store is full.
  * - **Per family**: a rotation drops the family's expired access tokens, and a family keeps
@@ -115,7 +116,9 @@ function familyEnd(entry: FamilyEntry): number {
  *   expired tokens); then the records that would expire soonest are evicted (the oldest first
  *   among equal ends) until a sixteenth of the capacity is free, so the pass is paid once per
  *   many writes. A family is evicted whole, with its tokens and revocation mark, so a token is
- *   never active without its family. Short-lived records (codes, interactions, replay-cache
+ *   never active without its family. A rotation never evicts the refresh token it rotates (a
+ *   replay of it must still revoke the family): one that cannot fit its family, that token and
+ *   the new tokens rejects with a `RangeError`. Short-lived records (codes, interactions, replay-cache
  *   keys) therefore go before long-lived grants.
  * - **What eviction costs**: an evicted interaction, code or token is absent (the user starts
  *   again; an evicted consumed code or rotated refresh token is no longer recognised as a replay,
