@@ -4,6 +4,7 @@ import {
   authorizeRequest,
   ISSUER,
   makeServer,
+  SPA_REDIRECT,
   startInteraction,
 } from '../test/kit.ts'
 
@@ -114,5 +115,52 @@ describe('GET /authorize', () => {
     })
     const { id, page } = await startInteraction(harness, { resource: 'https://b.example.com/' })
     expect((await harness.server.interaction(id, page))?.resource).toBe('https://b.example.com/')
+  })
+
+  describe('state, nonce and login_hint a store can hold', () => {
+    const answer = async (overrides: Record<string, string | undefined>) => {
+      const { server } = await makeServer()
+      const response = await server.authorize(authorizeRequest(authorizeQuery(overrides)))
+      expect(response.status).toBe(303)
+      return new URL(response.headers.get('location')!)
+    }
+
+    test('a state outside VSCHAR (RFC 6749 Appendix A.5) MUST be refused with invalid_request, and is not echoed', async () => {
+      for (const state of [
+        'a\u0000b',
+        'tab\there',
+        'line\nbreak',
+        'caf\u00e9',
+        '\u{1f389}',
+        'del\u007f',
+      ]) {
+        const location = await answer({ state })
+        expect(`${location.origin}${location.pathname}`).toBe(SPA_REDIRECT)
+        expect(location.searchParams.get('error')).toBe('invalid_request')
+        expect(location.searchParams.get('error_description')).toContain('state')
+        expect(location.searchParams.has('state')).toBe(false)
+      }
+    })
+
+    test('a state of every VSCHAR is accepted', async () => {
+      const vschar = Array.from({ length: 0x5f }, (_, i) => String.fromCharCode(0x20 + i)).join('')
+      const location = await answer({ state: vschar })
+      expect(location.searchParams.get('error')).toBeNull()
+      expect(location.href).toContain(`${ISSUER}/login?interaction=`)
+    })
+
+    test('a nonce outside VSCHAR is refused with invalid_request, the valid state echoed', async () => {
+      const location = await answer({ state: 'xyz', nonce: 'n\u0000once' })
+      expect(location.searchParams.get('error')).toBe('invalid_request')
+      expect(location.searchParams.get('error_description')).toContain('nonce')
+      expect(location.searchParams.get('state')).toBe('xyz')
+    })
+
+    test('a login_hint with a control character is refused; one with non-ASCII text is accepted', async () => {
+      const refused = await answer({ login_hint: 'ada\u0000@example.com' })
+      expect(refused.searchParams.get('error')).toBe('invalid_request')
+      const accepted = await answer({ login_hint: 'José "Pepe" <josé@example.com>' })
+      expect(accepted.searchParams.get('error')).toBeNull()
+    })
   })
 })

@@ -50,6 +50,28 @@ export function redirectWith(
 type Trusted = { client: OAuthClient; redirectUri: string }
 
 /**
+ * Whether `value` is VSCHAR only (%x20-7E, RFC 6749 Appendix A), the grammar of `state`
+ * (Appendix A.5), which this server applies to `nonce` too: both are stored and echoed as
+ * given, and a store may hold no control character (PostgreSQL text cannot hold U+0000).
+ */
+function isVschar(value: string): boolean {
+  for (let index = 0; index < value.length; index++) {
+    const char = value.charCodeAt(index)
+    if (char < 0x20 || char > 0x7e) return false
+  }
+  return value.length > 0
+}
+
+/** Whether `value` holds a control character (C0 or DEL), which no stored text may. */
+function hasControl(value: string): boolean {
+  for (let index = 0; index < value.length; index++) {
+    const char = value.charCodeAt(index)
+    if (char < 0x20 || char === 0x7f) return true
+  }
+  return false
+}
+
+/**
  * The client and its redirect URI, or the page that says why they cannot be trusted. Only after
  * this may an error go back to the client.
  */
@@ -118,6 +140,13 @@ function validate(context: ServerContext, client: OAuthClient, query: Parameters
   // Our profile: state is required (CSRF defence bound to the user agent, RFC 9700 §2.1).
   if (state === undefined)
     throw new OAuthError('invalid_request', 'The state parameter is missing.')
+  // RFC 6749 Appendix A.5: state = 1*VSCHAR. Anything else is refused (and not echoed).
+  if (!isVschar(state)) {
+    throw new OAuthError(
+      'invalid_request',
+      'The state parameter must be printable ASCII (RFC 6749 Appendix A.5).',
+    )
+  }
   const scopeText = parameter(query, 'scope', LIMITS.scope)
   if (scopeText === undefined)
     throw new OAuthError('invalid_scope', 'The scope parameter is missing.')
@@ -148,6 +177,9 @@ function validate(context: ServerContext, client: OAuthClient, query: Parameters
       'The nonce parameter is required with the openid scope.',
     )
   }
+  if (nonce !== undefined && !isVschar(nonce)) {
+    throw new OAuthError('invalid_request', 'The nonce parameter must be printable ASCII.')
+  }
   const resourceText = parameter(query, 'resource', LIMITS.resource)
   const { resources } = context.options
   const resource =
@@ -158,6 +190,10 @@ function validate(context: ServerContext, client: OAuthClient, query: Parameters
   if (resource === undefined)
     throw new OAuthError('invalid_target', 'The resource is not one this server issues tokens for.')
   const { prompt, maxAge, loginHint } = openIdParameters(query)
+  // A hint may be any text (an e-mail address, a name), but no control character.
+  if (loginHint !== undefined && hasControl(loginHint)) {
+    throw new OAuthError('invalid_request', 'The login_hint parameter holds a control character.')
+  }
   return {
     state,
     scopes,
@@ -229,9 +265,11 @@ async function authorize(context: ServerContext, request: Request): Promise<Resp
   const trusted = await trust(context, query)
   if (trusted instanceof Response) return trusted
   const { client, redirectUri } = trusted
-  // The state to echo in an error, when the request carried a usable one.
+  // The state to echo in an error, when the request carried a usable one: never one that is
+  // too long or not VSCHAR (RFC 6749 Appendix A.5), which is the error itself.
   const state = query.duplicates.has('state') ? undefined : query.values.get('state')
-  const echoState = state !== undefined && state.length <= LIMITS.state ? state : undefined
+  const echoState =
+    state !== undefined && state.length <= LIMITS.state && isVschar(state) ? state : undefined
   let checked: ReturnType<typeof validate>
   try {
     checked = validate(context, client, query)

@@ -100,7 +100,7 @@ describe('MemoryOAuthStore bounds', () => {
   })
 
   test('a write into a family never evicts that family', async () => {
-    const store = new MemoryOAuthStore({ maxRecords: 3 })
+    const store = new MemoryOAuthStore({ maxRecords: 4 })
     const family = familyAt(T0)
     const refresh = refreshToken(family, T0)
     await store.issue(family, [refresh], T0)
@@ -113,8 +113,40 @@ describe('MemoryOAuthStore bounds', () => {
       state: 'rotated',
       family,
     })
-    expect(store.size).toBeLessThanOrEqual(3)
+    expect(store.size).toBeLessThanOrEqual(4)
     expect(await store.findToken(family.id, next[1]?.tokenHash ?? '', T0 + 1)).toBeDefined()
+  })
+
+  test('a rotation in a full store never evicts the refresh token it rotates: a replay of it is still a reuse', async () => {
+    const store = new MemoryOAuthStore({ maxRecords: 4 })
+    const family = familyAt(T0)
+    // The token rotated expires before its sibling: evicting by expiry alone would pick it.
+    const refresh = refreshToken(family, T0, { expiresAt: T0 + DAY })
+    const sibling = refreshToken(family, T0)
+    expect(await store.issue(family, [refresh, sibling], T0)).toBe('issued') // 3 records
+    const next = [accessToken(family, T0 + 1), refreshToken(family, T0 + 1)]
+    expect(
+      (await store.rotateRefresh(family.id, refresh.tokenHash, next, T0 + 1, { graceMs: 0 })).state,
+    ).toBe('rotated')
+    expect(store.size).toBeLessThanOrEqual(4)
+    expect(
+      await store.rotateRefresh(family.id, refresh.tokenHash, [], T0 + 2, { graceMs: 0 }),
+    ).toEqual({ state: 'reused', family })
+    for (const token of next) {
+      expect(await store.findToken(family.id, token.tokenHash, T0 + 2)).toBeUndefined()
+    }
+  })
+
+  test('a rotation that cannot fit its family, the presented token and the new tokens rejects with RangeError', async () => {
+    const store = new MemoryOAuthStore({ maxRecords: 3 })
+    const family = familyAt(T0)
+    const refresh = refreshToken(family, T0)
+    await store.issue(family, [refresh], T0)
+    const next = [accessToken(family, T0 + 1), refreshToken(family, T0 + 1)]
+    await expect(
+      store.rotateRefresh(family.id, refresh.tokenHash, next, T0 + 1, { graceMs: 0 }),
+    ).rejects.toThrow(RangeError)
+    expect(await store.findToken(family.id, refresh.tokenHash, T0 + 1)).toBeDefined()
   })
 
   test('a write larger than maxRecords rejects with RangeError and saves nothing', async () => {

@@ -100,8 +100,9 @@ function familyEnd(entry: FamilyEntry): number {
  * the store never reads a clock.
  *
  * Memory stays bounded by `maxRecords`, and never grows past it:
- * - **Expiry**: a record at or past its end (`expiresAt <= now`) is dropped when it is read,
- *   and by a sweep over every record, run by a write once the earliest known end has passed
+ * - **Expiry**: an interaction or code at or past its end (`expiresAt <= now`) is dropped when
+ *   it is read (a token is not: a later `rotateRefresh` must still answer `expired`), and every
+ *   record by a sweep over every record, run by a write once the earliest known end has passed
  *   and at least max(64, size / 16) writes came since the last sweep (amortised: a few record
  *   visits per write), and whenever the store is full.
  * - **Per family**: a rotation drops the family's expired access tokens, and a family keeps
@@ -115,7 +116,9 @@ function familyEnd(entry: FamilyEntry): number {
  *   expired tokens); then the records that would expire soonest are evicted (the oldest first
  *   among equal ends) until a sixteenth of the capacity is free, so the pass is paid once per
  *   many writes. A family is evicted whole, with its tokens and revocation mark, so a token is
- *   never active without its family. Short-lived records (codes, interactions, replay-cache
+ *   never active without its family. A rotation never evicts the refresh token it rotates (a
+ *   replay of it must still revoke the family): one that cannot fit its family, that token and
+ *   the new tokens rejects with a `RangeError`. Short-lived records (codes, interactions, replay-cache
  *   keys) therefore go before long-lived grants.
  * - **What eviction costs**: an evicted interaction, code or token is absent (the user starts
  *   again; an evicted consumed code or rotated refresh token is no longer recognised as a replay,
@@ -247,7 +250,13 @@ export class MemoryOAuthStore implements OAuthStore {
   ): Promise<'issued' | 'revoked'> {
     this.#see(now)
     this.#write(now, family.id)
-    const existing = this.#families.get(family.id)
+    let existing = this.#families.get(family.id)
+    // Past the family's end and its mark's retainUntil, the entry is gone (the contract):
+    // a revocation mark no longer refuses, and the family is made anew.
+    if (existing !== undefined && familyEnd(existing) <= now) {
+      this.#dropFamily(family.id)
+      existing = undefined
+    }
     if (existing?.revoked) return 'revoked'
     const records = tokens.length + (existing?.family === undefined ? 1 : 0)
     this.#makeRoom(records, now, family.id)
@@ -283,11 +292,9 @@ export class MemoryOAuthStore implements OAuthStore {
     if (family.expiresAt <= now) return undefined
     const token = entry.tokens.get(tokenHash)
     if (token === undefined || token.revoked || token.rotatedAt !== undefined) return undefined
-    if (token.token.expiresAt <= now) {
-      entry.tokens.delete(tokenHash)
-      this.#size--
-      return undefined
-    }
+    // An expired token is left to the sweeps: deleted here, a later rotateRefresh would answer
+    // absent where the contract says expired.
+    if (token.token.expiresAt <= now) return undefined
     return { token: token.token, family }
   }
 
@@ -310,7 +317,11 @@ export class MemoryOAuthStore implements OAuthStore {
     // A rotated token presented again is a reuse even when an earlier reuse already revoked
     // the family: each presentation is reported as such.
     if (token.rotatedAt !== undefined) {
-      if (now < token.rotatedAt + options.graceMs) return { state: 'reused-in-grace' }
+      // graceMs 0 turns the window off, whatever the caller's clock says: a `now` before the
+      // rotation (another instance's clock running behind) is a reuse all the same.
+      if (options.graceMs > 0 && now < token.rotatedAt + options.graceMs) {
+        return { state: 'reused-in-grace' }
+      }
       // RFC 9700 §4.14.2: a rotated refresh token presented again revokes the whole grant.
       entry.revoked = true
       entry.markUntil = Math.max(entry.markUntil, family.expiresAt)
@@ -318,7 +329,14 @@ export class MemoryOAuthStore implements OAuthStore {
     }
     if (entry.revoked || token.revoked) return { state: 'revoked' }
     this.#write(now, familyId)
-    this.#makeRoom(next.length, now, familyId)
+    // The presented token is never evicted to make room: a replay of it must still be
+    // recognised (and revoke the family).
+    this.#makeRoom(next.length, now, familyId, tokenHash)
+    if (this.#size + next.length > this.#max) {
+      throw new RangeError(
+        `MemoryOAuthStore: a family, its refresh token and ${next.length} new tokens do not fit in maxRecords`,
+      )
+    }
     token.rotatedAt = now
     this.#trimFamily(entry, now)
     this.#addTokens(entry, next)
@@ -431,9 +449,11 @@ export class MemoryOAuthStore implements OAuthStore {
 
   #addTokens(entry: FamilyEntry, tokens: readonly TokenRecord[]): void {
     for (const token of tokens) {
+      // A token hash already stored is left as it was (rotated or revoked included).
+      if (entry.tokens.has(token.tokenHash)) continue
       this.#noteEnd(token.expiresAt)
-      if (!entry.tokens.has(token.tokenHash)) this.#size++
       entry.tokens.set(token.tokenHash, { token, rotatedAt: undefined, revoked: false })
+      this.#size++
     }
   }
 
@@ -459,9 +479,10 @@ export class MemoryOAuthStore implements OAuthStore {
 
   /**
    * Makes room for `count` more records: sweeps what ended at `now`, then evicts what ends
-   * soonest, never the family `keep` (the one being written to).
+   * soonest, never the family `keep` (the one being written to), and never its token
+   * `protect` (the refresh token being rotated).
    */
-  #makeRoom(count: number, now: number, keep: string | undefined): void {
+  #makeRoom(count: number, now: number, keep: string | undefined, protect?: string): void {
     if (count > this.#max) {
       throw new RangeError(`MemoryOAuthStore: ${count} records do not fit in maxRecords`)
     }
@@ -479,7 +500,9 @@ export class MemoryOAuthStore implements OAuthStore {
       candidate.drop()
     }
     // Only the family being written to is left: evict its expired-soonest tokens.
-    if (this.#size + count > this.#max && keep !== undefined) this.#evictTokensOf(keep, count)
+    if (this.#size + count > this.#max && keep !== undefined) {
+      this.#evictTokensOf(keep, count, protect)
+    }
   }
 
   /**
@@ -568,12 +591,14 @@ export class MemoryOAuthStore implements OAuthStore {
     return candidates
   }
 
-  #evictTokensOf(familyId: string, count: number): void {
+  /** Drops the family's tokens, the soonest to expire first, but `protect`, until `count` fit. */
+  #evictTokensOf(familyId: string, count: number, protect: string | undefined): void {
     const entry = this.#families.get(familyId)
     if (entry === undefined) return
     const tokens = [...entry.tokens].sort(([, a], [, b]) => a.token.expiresAt - b.token.expiresAt)
     for (const [hash] of tokens) {
       if (this.#size + count <= this.#max) break
+      if (hash === protect) continue
       entry.tokens.delete(hash)
       this.#size--
     }

@@ -19,6 +19,14 @@
  * - A family (grant) is revoked as a whole, by a flag every read checks, so revoking costs one
  *   write however many tokens the family issued, and a token of a revoked family is never
  *   active again.
+ * - Reading never deletes what a later call must still tell apart: an expired token that
+ *   `findToken` saw stays `expired` for `rotateRefresh` until a sweep or purge removes it (then
+ *   it is `absent`).
+ * - What a store must hold: ids, hashes, `familyId`, `jti` and replay-cache keys are
+ *   base64url or VSCHAR (%x20-7E, RFC 6749 Appendix A); `state` and `nonce` are VSCHAR (the
+ *   server refuses any other with `invalid_request`); every other text field (subjects, login
+ *   hints, client ids, scopes, URIs) is any Unicode string without U+0000, which PostgreSQL
+ *   `text` cannot hold. Quotes, backslashes and non-ASCII text round-trip unchanged.
  *
  * @module
  */
@@ -162,7 +170,9 @@ export interface RotateRefreshOptions {
   /**
    * How long after its rotation a refresh token presented again counts as a harmless race (two
    * tabs refreshing at once) rather than theft: the call answers `reused-in-grace`, issues
-   * nothing and revokes nothing. 0 (the default of the server) turns the window off.
+   * nothing and revokes nothing, while `now < rotatedAt + graceMs`. 0 (the default of the
+   * server) turns the window off entirely: even with a `now` before the rotation (another
+   * instance's clock running behind) a rotated token presented again is `reused`.
    */
   readonly graceMs: number
 }
@@ -180,7 +190,10 @@ export type RotateRefreshResult =
   | { readonly state: 'reused-in-grace' }
   /** The token or its family was revoked. */
   | { readonly state: 'revoked' }
-  /** The token or its family expired. */
+  /**
+   * The token or its family expired (`absent` instead once a sweep or purge deleted it; never
+   * because a read saw it expired).
+   */
   | { readonly state: 'expired' }
   /** Unknown, or not a refresh token. */
   | { readonly state: 'absent' }
@@ -224,6 +237,10 @@ export interface OAuthStore {
    * Saves `tokens` in `family`, creating the family when it does not exist (an existing one is
    * left as it is). Answers `'revoked'`, and saves nothing, when the family was revoked, even
    * before it existed (a replayed code revokes the family its first exchange is creating).
+   * A family past both its `expiresAt` and its revocation mark's `retainUntil` is gone: the
+   * mark no longer refuses, the call answers `'issued'` and makes the family anew. A token
+   * whose `tokenHash` is already stored is left as it was (rotated or revoked included), and
+   * the call still answers `'issued'`.
    */
   issue(
     family: FamilyRecord,
@@ -240,7 +257,8 @@ export interface OAuthStore {
    * of `familyId`, marks it rotated and saves `next` (the new access and refresh tokens) in the
    * family, as one atomic step. Of concurrent calls with one token exactly one answers
    * `rotated`. A token rotated before answers `reused` and revokes the family in the same step,
-   * or `reused-in-grace` within `options.graceMs` of its rotation.
+   * or `reused-in-grace` within `options.graceMs` of its rotation (never with `graceMs` 0). A
+   * token of `next` whose hash is already stored is left as it was.
    */
   rotateRefresh(
     familyId: string,
@@ -253,8 +271,10 @@ export interface OAuthStore {
   revokeToken(familyId: string, tokenHash: string, now: number): Promise<void>
   /**
    * Revokes every token of the family, present and future, whether or not the family exists
-   * yet. The mark is kept until `retainUntil` (ms since the epoch): at least the end of the
-   * family's life.
+   * yet. The mark is kept until the later of `retainUntil` (ms since the epoch; pass at least
+   * the end of the family's life), any earlier mark's, and the family's own end; a reuse
+   * detected by {@link OAuthStore.rotateRefresh} keeps it until the family's end. From then on
+   * the mark is gone (see {@link OAuthStore.issue}).
    */
   revokeFamily(familyId: string, now: number, retainUntil: number): Promise<void>
 

@@ -57,6 +57,15 @@ export interface PostgresOAuthStoreOptions extends PostgresTableOptions {
 
 type Row = Record<string, unknown>
 
+/** How many times a statement runs at most when it fails as a serialization failure or deadlock. */
+const ATTEMPTS = 5
+/**
+ * SQLSTATEs after which a statement run on its own (its own implicit transaction) was rolled
+ * back whole and may simply run again: `40001` serialization_failure (REPEATABLE READ or
+ * SERIALIZABLE as the server's or role's default), `40P01` deadlock_detected.
+ */
+const RETRYABLE = new Set(['40001', '40P01'])
+
 /**
  * An {@link OAuthStore} on PostgreSQL, on `pg` or PGlite alike. Passes
  * `runOAuthStoreConformance` on a real server (with a pool of several connections) and on
@@ -64,7 +73,10 @@ type Row = Record<string, unknown>
  *
  * - **One statement per operation**, so one round trip and no transaction to manage: a pool may
  *   run each call on any connection.
- * - **Races** are decided under the lock of the row they are about, under READ COMMITTED:
+ * - **Races** are decided under the lock of the row they are about, under READ COMMITTED (the
+ *   default of PostgreSQL; with REPEATABLE READ or SERIALIZABLE as the default, the losers of a
+ *   race fail with a serialization failure, and the store runs their statement again, up to 5
+ *   times, so they answer as under READ COMMITTED):
  *   `consumeCode` and `rotateRefresh` lock the code or the token (and its family) with
  *   `SELECT … FOR UPDATE` in a CTE and decide from the row as it is once locked, then write
  *   in the same statement (a reused refresh token revokes its family there);
@@ -96,6 +108,8 @@ export class PostgresOAuthStore implements OAuthStore {
   readonly db: Queryable
   readonly #sql: Readonly<Record<OAuthStatementName, string>>
   readonly #tables: PostgresTableOptions
+  /** Set by {@link PostgresOAuthStore.withDb}: a statement failing there is never run again. */
+  #inTransaction = false
 
   constructor(options: PostgresOAuthStoreOptions) {
     const { db } = options
@@ -115,6 +129,10 @@ export class PostgresOAuthStore implements OAuthStore {
    * The same store (same tables, same statements) running on `db`: typically the client of an
    * open transaction, so that, say, a grant is revoked together with the caller's own writes
    * (deleting a user and revoking their families). Every call on it is still one statement.
+   * The transaction must be READ COMMITTED (PostgreSQL's default): under REPEATABLE READ or
+   * SERIALIZABLE a call that loses a race fails with a serialization failure (SQLSTATE 40001,
+   * rejected as `QUERY_FAILED`), and, since the transaction is then aborted, this store never
+   * runs it again: only the caller can retry the transaction.
    *
    * @example
    * ```ts
@@ -130,7 +148,9 @@ export class PostgresOAuthStore implements OAuthStore {
     if (typeof db?.query !== 'function') {
       throw new TypeError('PostgresOAuthStore.withDb: db must have query(text, params)')
     }
-    return new PostgresOAuthStore({ ...this.#tables, db })
+    const store = new PostgresOAuthStore({ ...this.#tables, db })
+    store.#inTransaction = true
+    return store
   }
 
   async saveInteraction(interaction: InteractionRecord): Promise<void> {
@@ -275,11 +295,25 @@ export class PostgresOAuthStore implements OAuthStore {
     return total
   }
 
+  /**
+   * Runs the operation's statement. Outside a caller's transaction a statement that failed as a
+   * serialization failure or a deadlock rolled back whole, so it runs again (up to
+   * {@link ATTEMPTS} times in all): on a server whose default isolation is REPEATABLE READ or
+   * SERIALIZABLE, the losers of a race then see the winner's write and answer `replayed` or
+   * `reused` (revoking the family) instead of failing. Inside a caller's transaction
+   * (`withDb`) the transaction is aborted and only its owner can run it again.
+   */
   async #query(operation: OAuthStatementName, params: unknown[]): Promise<Row[]> {
-    try {
-      return (await this.db.query(this.#sql[operation], params)).rows as Row[]
-    } catch (cause) {
-      throw driverError(`oauth.${operation === 'purge' ? 'purgeExpired' : operation}`, cause)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.db.query(this.#sql[operation], params)).rows as Row[]
+      } catch (cause) {
+        const code = (cause as { code?: unknown } | null)?.code
+        const retry = !this.#inTransaction && attempt < ATTEMPTS && RETRYABLE.has(String(code))
+        if (!retry) {
+          throw driverError(`oauth.${operation === 'purge' ? 'purgeExpired' : operation}`, cause)
+        }
+      }
     }
   }
 

@@ -44,6 +44,17 @@ describe('RedisOAuthStore without a server', () => {
     expect(() => new RedisOAuthStore({ client: answering(1), ttlGraceMs: -1 })).toThrow(RangeError)
   })
 
+  test('the constructor refuses a prefix with a brace, which would become the cluster hash tag of every key', () => {
+    for (const prefix of ['app:{oauth}:', 'app{', 'app}', '{']) {
+      expect(() => new RedisOAuthStore({ client: answering(1), prefix })).toThrow(
+        /must not contain \{ or \}/,
+      )
+    }
+    expect(new RedisOAuthStore({ client: answering(1), prefix: 'app:oauth:' }).prefix).toBe(
+      'app:oauth:',
+    )
+  })
+
   test('on NOSCRIPT it sends the source with EVAL; a family and its tokens share the hash tag', async () => {
     const calls: string[] = []
     const client: RedisScriptClient = {

@@ -51,8 +51,9 @@ export interface RedisOAuthStoreOptions {
   client: RedisScriptClient
   /**
    * Put before every store key (default `api-blocks:oauth:`). Give each service (or each test
-   * run) its own, when several share a Redis database. Keep braces out of it: a family id in
-   * braces is the cluster hash tag of a family's keys.
+   * run) its own, when several share a Redis database. No braces (`{`, `}`): a family id in
+   * braces is the cluster hash tag of a family's keys, and the constructor throws a
+   * `TypeError` for a prefix with one.
    */
   prefix?: string
   /**
@@ -118,6 +119,11 @@ export class RedisOAuthStore implements OAuthStore {
     }
     if (typeof prefix !== 'string') {
       throw new TypeError('RedisOAuthStore: prefix must be a string')
+    }
+    // A brace in the prefix would become the cluster hash tag of every key (Redis Cluster
+    // hashes the first {…}), splitting a family from its tokens or piling all on one slot.
+    if (prefix.includes('{') || prefix.includes('}')) {
+      throw new TypeError('RedisOAuthStore: prefix must not contain { or } (cluster hash tags)')
     }
     if (!Number.isSafeInteger(ttlGraceMs) || ttlGraceMs < 0) {
       throw new RangeError('RedisOAuthStore: ttlGraceMs must be a whole number >= 0')

@@ -17,7 +17,9 @@ import { describe, test } from 'vitest'
 import type { OAuthStore } from '../store.ts'
 import { interactionCases } from './interaction-cases.ts'
 import { promiseCases } from './promise-cases.ts'
+import { recordCases } from './record-cases.ts'
 import { rememberCases } from './remember-cases.ts'
+import { reuseCases } from './reuse-cases.ts'
 import { rotationCases } from './rotation-cases.ts'
 import { tokenCases } from './token-cases.ts'
 
@@ -89,6 +91,8 @@ export function runOAuthStoreConformance(
     describe('interactions and codes', () => interactionCases(context))
     describe('issue, findToken and revocation', () => tokenCases(context))
     describe('refresh-token rotation', () => rotationCases(context))
+    describe('reuse detection at its edges', () => reuseCases(context))
+    describe('records with unusual characters', () => recordCases(context))
     describe('replay cache', () => rememberCases(context))
   })
 }

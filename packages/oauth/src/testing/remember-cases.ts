@@ -36,4 +36,13 @@ export function rememberCases(context: SuiteContext): void {
     )
     expect(tally(answers)).toEqual({ true: 1, false: concurrency - 1 })
   })
+
+  it(`of ${concurrency} concurrent remember calls on an expired key exactly one MUST answer true`, async (store) => {
+    const key = `jti:${randomId()}`
+    expect(await store.remember(key, t0 + MINUTE, t0)).toBe(true)
+    const answers = await Promise.all(
+      Array.from({ length: concurrency }, () => store.remember(key, t0 + 2 * MINUTE, t0 + MINUTE)),
+    )
+    expect(tally(answers)).toEqual({ true: 1, false: concurrency - 1 })
+  })
 }

@@ -165,6 +165,43 @@ export function tokenCases(context: SuiteContext): void {
     expect(await store.issue(existing, [again], retainUntil - 1)).toBe('revoked')
   })
 
+  it('after retainUntil (and the end of the family) a revocation mark MUST be gone: issue answers issued', async (store) => {
+    const family = familyAt(t0)
+    const retainUntil = t0 + DAY
+    await store.revokeFamily(family.id, t0, retainUntil)
+    expect(await store.issue(family, [accessToken(family, retainUntil - 1)], retainUntil - 1)).toBe(
+      'revoked',
+    )
+    const late = accessToken(family, retainUntil)
+    expect(await store.issue(family, [late], retainUntil)).toBe('issued')
+    expect(await store.findToken(family.id, late.tokenHash, retainUntil)).toEqual({
+      token: late,
+      family,
+    })
+  })
+
+  it('issuing a token hash that is already stored MUST answer issued and leave the stored token as it was', async (store) => {
+    const family = familyAt(t0)
+    const access = accessToken(family, t0)
+    const refresh = refreshToken(family, t0)
+    expect(await store.issue(family, [access, refresh], t0)).toBe('issued')
+    const next = [accessToken(family, t0 + 1), refreshToken(family, t0 + 1)]
+    expect(
+      (await store.rotateRefresh(family.id, refresh.tokenHash, next, t0 + 1, { graceMs: 0 })).state,
+    ).toBe('rotated')
+    const changed = { ...access, jti: randomId(), expiresAt: access.expiresAt + MINUTE }
+    expect(await store.issue(family, [changed, refresh], t0 + 2)).toBe('issued')
+    expect(await store.findToken(family.id, access.tokenHash, t0 + 2)).toEqual({
+      token: access,
+      family,
+    })
+    // The rotated refresh token stays rotated: presented again, it is a reuse.
+    expect(await active(store, refresh, t0 + 2)).toBe(false)
+    expect(
+      (await store.rotateRefresh(family.id, refresh.tokenHash, [], t0 + 3, { graceMs: 0 })).state,
+    ).toBe('reused')
+  })
+
   it(`a revokeFamily racing ${concurrency} issue calls MUST leave no token of the family active`, async (store) => {
     const family = familyAt(t0)
     const tokens = Array.from({ length: concurrency }, () => accessToken(family, t0))

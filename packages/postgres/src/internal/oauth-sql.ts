@@ -98,7 +98,8 @@ VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11)`,
 SELECT prev.*, prev.consumed_at IS NULL AS fresh FROM prev`,
 
     /**
-     * $1..$8 the family, $9 the tokens (JSON), $10 now. The family row is inserted, or, when
+     * $1..$8 the family, $9 the tokens (JSON), $10 now. A token hash already stored is left as
+     * it was (ON CONFLICT DO NOTHING). The family row is inserted, or, when
      * one exists (the family itself, or a revocation mark written before it), locked by ON
      * CONFLICT DO UPDATE, which answers its latest version: revokeFamily writes the same row
      * the same way, so the two are ordered by one row lock and neither slips between the
@@ -118,6 +119,7 @@ SELECT prev.*, prev.consumed_at IS NULL AS fresh FROM prev`,
   SELECT n.token_hash, $1, n.kind, n.jti, n.issued_at, n.expires_at, n.confirmation, n.scopes
   FROM family, ${NEW_TOKENS('$9')}
   WHERE family.issued
+  ON CONFLICT (token_hash) DO NOTHING
   RETURNING 1
 )
 SELECT issued FROM family`,
@@ -135,7 +137,8 @@ WHERE t.token_hash = $2 AND t.family_id = $1
      * decides from that, in the order of the contract (absent, expired, reused in grace,
      * reused, even when an earlier reuse revoked the family, revoked, rotated); then, by the
      * verdict, one of: mark the token rotated and save the new tokens, or revoke the family
-     * (reuse). Concurrent rotations of one token wait for the lock: the first rotates, the next
+     * (reuse; a family revoked already is not written again, so repeated reuses do not contend
+     * for its row). A graceMs of 0 turns the window off, whatever `now` says. Concurrent rotations of one token wait for the lock: the first rotates, the next
      * find it rotated.
      */
     rotateRefresh: `WITH cur AS MATERIALIZED (
@@ -149,8 +152,8 @@ WHERE t.token_hash = $2 AND t.family_id = $1
     WHEN family_client_id IS NULL THEN 'absent'
     WHEN token_expires_at <= $4::double precision
       OR family_expires_at <= $4::double precision THEN 'expired'
-    WHEN rotated_at IS NOT NULL AND $4::double precision < rotated_at + $5::double precision
-      THEN 'reused-in-grace'
+    WHEN rotated_at IS NOT NULL AND $5::double precision > 0
+      AND $4::double precision < rotated_at + $5::double precision THEN 'reused-in-grace'
     WHEN rotated_at IS NOT NULL THEN 'reused'
     WHEN family_revoked_at IS NOT NULL OR token_revoked_at IS NOT NULL THEN 'revoked'
     ELSE 'rotated'
@@ -165,10 +168,12 @@ WHERE t.token_hash = $2 AND t.family_id = $1
   SELECT n.token_hash, $1, n.kind, n.jti, n.issued_at, n.expires_at, n.confirmation, n.scopes
   FROM verdict, ${NEW_TOKENS('$3')}
   WHERE verdict.state = 'rotated'
+  ON CONFLICT (token_hash) DO NOTHING
   RETURNING 1
 ), revoked AS (
-  UPDATE ${families} AS f SET revoked_at = COALESCE(f.revoked_at, $4::double precision)
+  UPDATE ${families} AS f SET revoked_at = $4::double precision
   FROM verdict WHERE f.id = verdict.family_id AND verdict.state = 'reused'
+    AND verdict.family_revoked_at IS NULL
   RETURNING 1
 )
 SELECT * FROM verdict`,

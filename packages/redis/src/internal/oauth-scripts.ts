@@ -89,13 +89,16 @@ return {'replayed', r[1]}
 
 /**
  * Saves the tokens given in ARGV from index `firstArg`, three values each (JSON, expiresAt,
- * kind), under KEYS from index 2 or 3 on.
+ * kind), under KEYS from index 2 or 3 on; a token key that exists already is left as it is.
  */
 const SAVE_TOKENS = `${SAVE}
 local function saveTokens(firstKey, firstArg, now, grace)
   for index = firstKey, #KEYS do
-    local at = firstArg + (index - firstKey) * 3
-    save(KEYS[index], ARGV[at], ARGV[at + 1], now, grace, 'k', ARGV[at + 2])
+    -- A token already stored is left as it was (rotated or revoked included).
+    if redis.call('EXISTS', KEYS[index]) == 0 then
+      local at = firstArg + (index - firstKey) * 3
+      save(KEYS[index], ARGV[at], ARGV[at + 1], now, grace, 'k', ARGV[at + 2])
+    end
   end
 end
 `
@@ -103,12 +106,23 @@ end
 /**
  * KEYS: family, then one per token. ARGV: now, graceMs, family JSON, family expiresAt, then
  * JSON, expiresAt and kind of each token. Replies `issued` or `revoked` (and then saves
- * nothing). An existing family is left as it is.
+ * nothing). An existing family is left as it is, unless it is past both its end and its mark's
+ * `retainUntil`: then it is gone, and made anew.
  */
 export const ISSUE: LuaScript = luaScript(`${SAVE_TOKENS}
 local family = KEYS[1]
 local now, grace = tonumber(ARGV[1]), tonumber(ARGV[2])
-local f = redis.call('HMGET', family, 'r', 'x')
+local f = redis.call('HMGET', family, 'r', 'x', 'e', 'm')
+if f[1] or f[2] then
+  -- Past the family's end and its mark's retainUntil the entry is gone: made anew.
+  local ends = -math.huge
+  if f[3] then ends = tonumber(f[3]) end
+  if f[4] and tonumber(f[4]) > ends then ends = tonumber(f[4]) end
+  if ends <= now then
+    redis.call('DEL', family)
+    f = {false, false}
+  end
+end
 if f[2] == '1' then return 'revoked' end
 if not f[1] then
   redis.call('HSET', family, 'r', ARGV[3], 'e', ARGV[4])
@@ -147,7 +161,8 @@ if not f[1] or not t[1] or t[3] ~= 'refresh_token' then return {'absent'} end
 local familyEnd = tonumber(f[2])
 if familyEnd <= now or tonumber(t[2]) <= now then return {'expired'} end
 if t[4] then
-  if now < tonumber(t[4]) + window then return {'reused-in-grace'} end
+  -- A window of 0 is off, even for a now before the rotation (a clock running behind).
+  if window > 0 and now < tonumber(t[4]) + window then return {'reused-in-grace'} end
   -- RFC 9700 section 4.14.2: a rotated refresh token presented again revokes the whole grant.
   local retain = familyEnd
   if f[4] and tonumber(f[4]) > retain then retain = tonumber(f[4]) end
