@@ -121,7 +121,7 @@ export function createService(options: ServiceOptions = {}): Handler {
   const openapi = JSON.stringify(openApiDocument(publicUrl))
   const oauth = createOAuth(
     publicUrl,
-    { ...(logger ? { onEvent: oauthLog(logger) } : {}), ...options.oauth },
+    { ...(logger ? { onEvent: oauthLog(logger, options.clock) } : {}), ...options.oauth },
     {
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.problemBase ? { problemBase: options.problemBase } : {}),

@@ -222,12 +222,43 @@ const OAUTH_WARNINGS = new Set([
 ])
 
 /**
- * The authorisation server's events: a reused refresh token, a replayed code and a failed
- * client authentication at warn (each may be an attack), the rest at debug.
+ * The authorisation server's own failures: an endpoint that answered 500 (`server_error`, the
+ * store most likely), /authorize answering 503 because the store holds as many interactions as
+ * it may (`interaction_store_full`), a client of the registry that breaks the rules
+ * (`client_config_invalid`: the configuration's fault, never the caller's).
  */
-export function oauthLog(logger: Logger): (event: { type: string }) => void {
+const OAUTH_FAILURES = new Set(['server_error', 'interaction_store_full', 'client_config_invalid'])
+
+/**
+ * The authorisation server's events (`onEvent` of @api-blocks/oauth): its own failures at error
+ * (each kind at most once per {@link ERROR_REPORT_INTERVAL_MS}, with a count of the rest, since
+ * an outage fails every request alike), a reused refresh token, a replayed code and a failed
+ * client authentication at warn (each may be an attack), the rest (a client's mistakes, tokens
+ * issued) at debug.
+ */
+export function oauthLog(
+  logger: Logger,
+  clock: () => number = Date.now,
+): (event: { type: string; error?: unknown }) => void {
+  const next = new Map<string, number>()
+  const suppressed = new Map<string, number>()
   return (event) => {
-    if (OAUTH_WARNINGS.has(event.type)) logger.warn({ oauth: event }, `oauth: ${event.type}`)
-    else logger.debug({ oauth: event }, `oauth: ${event.type}`)
+    const { error, ...fields } = event
+    const line = { reqId: current.getStore(), oauth: fields }
+    if (OAUTH_FAILURES.has(event.type)) {
+      const now = clock()
+      if (now < (next.get(event.type) ?? Number.NEGATIVE_INFINITY)) {
+        suppressed.set(event.type, (suppressed.get(event.type) ?? 0) + 1)
+        return
+      }
+      next.set(event.type, now + ERROR_REPORT_INTERVAL_MS)
+      const count = suppressed.get(event.type) ?? 0
+      suppressed.delete(event.type)
+      logger.error(
+        { ...line, ...(error !== undefined ? { err: error } : {}), suppressed: count },
+        `oauth: ${event.type}`,
+      )
+    } else if (OAUTH_WARNINGS.has(event.type)) logger.warn(line, `oauth: ${event.type}`)
+    else logger.debug(line, `oauth: ${event.type}`)
   }
 }

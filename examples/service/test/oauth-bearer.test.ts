@@ -1,11 +1,19 @@
 // Bearer tokens on /v1 (RFC 6750), in process: what the API answers without a token, with a bad,
 // revoked or expired one, with too few scopes, and with a token in the URL; the public routes;
 // rate limits and Idempotency-Keys keyed by the principal the token names, not the address.
+import { MemoryOAuthStore } from '@api-blocks/oauth'
 import { describe, expect, test } from 'vitest'
 import type { ServiceOptions } from '../src/app.ts'
 import { createService } from '../src/app.ts'
 import { DEMO_CLIENTS } from '../src/auth/accounts.ts'
-import { basic, clientCredentialsToken, DEMO_BACKEND } from './oauth-client.ts'
+import {
+  Browser,
+  basic,
+  clientCredentialsToken,
+  codeFlowTokens,
+  DEMO_BACKEND,
+  DEMO_SPA,
+} from './oauth-client.ts'
 
 const BASE = 'http://service.test'
 const PUBLIC = 'https://api.example'
@@ -52,7 +60,20 @@ async function setup(options: ServiceOptions = {}) {
       headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
       body: JSON.stringify(order),
     })
-  return { service, token, call, create, advance: (ms: number) => (now += ms) }
+  // A token ada approved for `client` through the login and consent pages, in process.
+  const userToken = async (client: 'demo-spa' | 'demo-backend') =>
+    (
+      await codeFlowTokens(
+        new Browser(service),
+        service,
+        PUBLIC,
+        client === 'demo-spa'
+          ? DEMO_SPA
+          : { ...DEMO_BACKEND, redirectUri: 'http://127.0.0.1:8080/callback' },
+        { scope: 'read:orders write:orders' },
+      )
+    ).access_token
+  return { service, token, userToken, call, create, advance: (ms: number) => (now += ms) }
 }
 
 describe('RFC 6750 answers on /v1', () => {
@@ -174,6 +195,41 @@ describe('rate limits and Idempotency-Keys are keyed by the principal, not the a
     expect(await statuses(b)).toEqual([200, 200, 429])
   })
 
+  test('one user through two clients gets a quota per client (core principalKey: sub:<subject>;client:<id>)', async () => {
+    // Every request from a new address, so the login pages' per-address quota stays out of the
+    // way; the API keys on the principal, whatever the address.
+    let n = 0
+    const { call, userToken } = await setup({
+      rateLimits: [{ name: 'burst', quota: 2, windowSeconds: 60 }],
+      clientAddress: () => `198.51.100.${(n++ % 250) + 1}`,
+    })
+    const [spa, backend] = [await userToken('demo-spa'), await userToken('demo-backend')]
+    const statuses = async (bearer: string) => {
+      const answers: number[] = []
+      for (let i = 0; i < 3; i++) answers.push((await call('/v1/orders', { token: bearer })).status)
+      return answers
+    }
+    expect(await statuses(spa)).toEqual([200, 200, 429])
+    // ada again, through the other client: a bucket of its own.
+    expect(await statuses(backend)).toEqual([200, 200, 429])
+    // A new token of the same user and client is the same principal: the same (spent) bucket.
+    expect((await call('/v1/orders', { token: await userToken('demo-spa') })).status).toBe(429)
+  })
+
+  test('MUST NOT replay across clients of one user: the same Idempotency-Key from ada through two clients runs twice', async () => {
+    const { userToken, create } = await setup()
+    const [spa, backend] = [await userToken('demo-spa'), await userToken('demo-backend')]
+    const first = await create(spa, 'ada-key')
+    expect(first.status).toBe(201)
+    const other = await create(backend, 'ada-key')
+    expect(other.status).toBe(201)
+    expect(other.headers.get('idempotent-replayed')).toBeNull()
+    expect(other.headers.get('location')).not.toBe(first.headers.get('location'))
+    const again = await create(await userToken('demo-spa'), 'ada-key')
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect(again.headers.get('location')).toBe(first.headers.get('location'))
+  })
+
   test('MUST NOT replay across principals: the same Idempotency-Key from two clients runs twice, each replays its own', async () => {
     const { token, create } = await setup()
     const [a, b] = [await token(), await token(undefined, BILLING)]
@@ -190,6 +246,39 @@ describe('rate limits and Idempotency-Keys are keyed by the principal, not the a
     const replay = await create(await token(), 'shared-key')
     expect(replay.headers.get('idempotent-replayed')).toBe('true')
   })
+})
+
+// The store as it fails when its server is gone: every lookup of a token rejects.
+class FailingLookups extends MemoryOAuthStore {
+  failing = false
+  override findToken(...args: Parameters<MemoryOAuthStore['findToken']>) {
+    if (this.failing) return Promise.reject(new Error('connection refused'))
+    return super.findToken(...args)
+  }
+}
+
+test('MUST fail closed when the OAuth store fails: 503 with Retry-After, never 401 or a token let through; the failure logged at error', async () => {
+  const store = new FailingLookups()
+  const lines: { level: string; fields: Record<string, unknown>; message: string }[] = []
+  const log = (level: string) => (fields: object, message: string) =>
+    lines.push({ level, fields: fields as Record<string, unknown>, message })
+  const { call, token } = await setup({
+    oauth: { store },
+    logger: { error: log('error'), warn: log('warn'), info: log('info'), debug: log('debug') },
+  })
+  const bearer = await token()
+  expect((await call('/v1/orders', { token: bearer })).status).toBe(200)
+  store.failing = true
+  const response = await call('/v1/orders', { token: bearer })
+  expect(response.status).toBe(503)
+  expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+  expect(response.headers.get('content-type')).toBe('application/problem+json')
+  const failure = lines.find((line) => line.message === 'oauth: server_error')
+  expect(failure?.level).toBe('error')
+  expect(failure?.fields['err']).toBeInstanceOf(Error)
+  expect(JSON.stringify(lines)).not.toContain(bearer)
+  store.failing = false
+  expect((await call('/v1/orders', { token: bearer })).status).toBe(200)
 })
 
 describe('ACCESS_TOKEN_FORMAT=jwt', () => {

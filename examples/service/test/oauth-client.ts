@@ -89,12 +89,21 @@ export class CookieJar {
   }
 }
 
-/** A browser: sends the jar's cookies, keeps new ones, never follows redirects by itself. */
+/**
+ * A browser: sends the jar's cookies, keeps new ones (those of /authorize's 303 too), never
+ * follows redirects by itself. Over HTTP by default; `send` may be the service's handler, in
+ * process (a test with an injected clock).
+ */
 export class Browser {
   readonly jar = new CookieJar()
+  readonly #send: Send
+
+  constructor(send: Send = (request) => fetch(request)) {
+    this.#send = send
+  }
 
   async get(url: string): Promise<Response> {
-    const response = await fetch(url, {
+    const response = await this.#fetch(url, {
       redirect: 'manual',
       headers: { cookie: this.jar.header(), accept: 'text/html' },
     })
@@ -108,7 +117,7 @@ export class Browser {
     fields: [string, string][],
     origin = new URL(url).origin,
   ): Promise<Response> {
-    const response = await fetch(url, {
+    const response = await this.#fetch(url, {
       method: 'POST',
       redirect: 'manual',
       headers: {
@@ -122,6 +131,10 @@ export class Browser {
     })
     this.jar.store(response)
     return response
+  }
+
+  #fetch(url: string, init: RequestInit): Promise<Response> {
+    return this.#send(new Request(url, init))
   }
 }
 
@@ -192,4 +205,69 @@ export async function throughPages(
   ])
   expect(decided.status, await decided.clone().text()).toBe(303)
   return { callback: new URL(decided.headers.get('location') ?? ''), loginPage, consentPage }
+}
+
+/** The token response of a code flow. */
+export interface TokenResponse {
+  access_token: string
+  token_type: string
+  expires_in: number
+  scope: string
+  refresh_token?: string
+  id_token?: string
+}
+
+/**
+ * The whole code flow with PKCE for a user, through the real pages, in the browser given (its
+ * session reused when it has one): /authorize at `publicUrl` with `parameters` added, the
+ * pages, then the code at /token (`client.secret`: client_secret_basic; none: public).
+ */
+export async function codeFlowTokens(
+  browser: Browser,
+  send: Send,
+  publicUrl: string,
+  client: { id: string; secret?: string; redirectUri: string },
+  parameters: Record<string, string>,
+  pages: Parameters<typeof throughPages>[1] = {},
+): Promise<TokenResponse> {
+  const verifier = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
+  const challenge = Buffer.from(
+    await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)),
+  ).toString('base64url')
+  const url = `${publicUrl}/authorize?${new URLSearchParams({
+    client_id: client.id,
+    redirect_uri: client.redirectUri,
+    response_type: 'code',
+    state: 'state-1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    ...parameters,
+  })}`
+  const { callback } = await throughPages(url, { ...pages, browser })
+  const code = callback.searchParams.get('code')
+  expect(code, callback.href).not.toBeNull()
+  const response = await send(
+    new Request(`${publicUrl}/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(client.secret ? { authorization: basic(client.id, client.secret) } : {}),
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: code ?? '',
+        redirect_uri: client.redirectUri,
+        code_verifier: verifier,
+        ...(client.secret ? {} : { client_id: client.id }),
+      }).toString(),
+    }),
+  )
+  const body = (await response.json()) as TokenResponse
+  expect(response.status, JSON.stringify(body)).toBe(200)
+  return body
+}
+
+/** The claims of a JWT (an ID token), unverified: for tests that check what was signed. */
+export function jwtClaims(jwt: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8'))
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { encodeBase64url } from '@api-blocks/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { createService } from '../src/app.ts'
 import {
   DEMO_CLIENTS,
   DEMO_USERS,
@@ -122,6 +123,14 @@ describe('OAUTH_CONFIG', () => {
     grantTypes: ['client_credentials'],
     scopes: ['read:orders'],
   }
+  // A public client: a native app on a private-use scheme and a loopback redirect.
+  const spa = {
+    id: 'notes',
+    public: true,
+    redirectUris: ['com.example.notes:/callback', 'http://127.0.0.1:7000/cb'],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    scopes: ['openid', 'read:orders'],
+  }
   const grace = {
     username: 'grace',
     passwordHash: DEMO_USERS[0]?.passwordHash,
@@ -137,8 +146,18 @@ describe('OAUTH_CONFIG', () => {
       'billing',
     ])
     expect(accounts.users.map((user) => user.username)).toEqual(['ada', 'grace'])
-    const only = parseAccounts(JSON.stringify({ demo: false, clients: [billing], users: [grace] }))
-    expect(only.clients.map((client) => client.id)).toEqual(['billing'])
+    const only = parseAccounts(
+      JSON.stringify({ demo: false, clients: [billing, spa], users: [grace] }),
+    )
+    expect(only.clients.map((client) => client.id)).toEqual(['billing', 'notes'])
+    expect(only.clients[1]).toEqual(spa)
+    // The demo SPA is public by the flag, as the authorisation server requires.
+    expect(DEMO_CLIENTS.find((client) => client.id === 'demo-spa')?.public).toBe(true)
+    // What the file accepts, the authorisation server accepts at start (its staticClients
+    // refuses a client without secrets that is not public: true, and bad redirect URIs).
+    expect(() =>
+      createService({ oauth: { clients: only.clients, users: only.users } }),
+    ).not.toThrow()
     const directory = new UserDirectory(only.users)
     expect(directory.byUsername('ada')).toBeUndefined()
     expect(directory.account('grace')).toEqual({
@@ -178,8 +197,33 @@ describe('OAUTH_CONFIG', () => {
       ],
       [
         { clients: [{ ...billing, redirectUris: ['https://app.example/cb#x'] }] },
-        /without a fragment/,
+        /redirectUris\.0: must not have a fragment/,
       ],
+      // RFC 8252 §7 and RFC 9700 §2.1: https, loopback http, reverse-domain private-use schemes.
+      [
+        { clients: [{ ...billing, redirectUris: ['http://app.example/cb'] }] },
+        /redirectUris\.0: may use http only for a loopback host/,
+      ],
+      [
+        { clients: [{ ...billing, redirectUris: ['javascript:alert(1)'] }] },
+        /redirectUris\.0: must not use the javascript: scheme/,
+      ],
+      [
+        { clients: [{ ...billing, redirectUris: ['myapp:/cb'] }] },
+        /redirectUris\.0: must use https, loopback http or a reverse-domain private-use scheme/,
+      ],
+      // RFC 6749 §2.1: public only by `public: true`, and then without secrets.
+      [
+        { clients: [{ ...spa, secretHashes: undefined, public: undefined }] },
+        /client "notes": needs secretHashes \(a confidential client\), or "public": true/,
+      ],
+      [{ clients: [{ ...spa, secretHashes: [hash] }] }, /a public client has no secretHashes/],
+      [
+        { clients: [{ ...spa, grantTypes: ['client_credentials'] }] },
+        /a public client cannot use client_credentials/,
+      ],
+      [{ clients: [{ ...spa, public: 'yes' }] }, /clients\.0\.public/],
+      [{ clients: [{ ...billing, resources: ['orders'] }] }, /clients\.0\.resources\.0/],
       [
         { users: [{ ...grace, passwordHash: 'lovelace' }] },
         /users\.0\.passwordHash: must be a scrypt hash/,

@@ -87,7 +87,8 @@ for (const run of runs) {
         const api = (base: string, token: string) =>
           fetch(`${base}/v1/orders`, { headers: { authorization: `Bearer ${token}` } })
 
-        // The interaction a's /authorize made is known to b's pages too.
+        // The interaction a's /authorize made is known to b's pages too, in the browser that
+        // started it (its cookie from a: cookies know no port, so a browser sends it to b too).
         const verifier = oauth.generateRandomCodeVerifier()
         const authorize = new URL(`${a}/authorize`)
         authorize.search = new URLSearchParams({
@@ -100,8 +101,9 @@ for (const run of runs) {
           code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
           code_challenge_method: 'S256',
         }).toString()
-        const peek = await new Browser().get(authorize.href)
-        const onOther = await new Browser().get((peek.headers.get('location') ?? '').replace(a, b))
+        const browser = new Browser()
+        const peek = await browser.get(authorize.href)
+        const onOther = await browser.get((peek.headers.get('location') ?? '').replace(a, b))
         expect(onOther.status).toBe(200)
 
         // The user signs in on a; the code is redeemed on b.

@@ -260,6 +260,45 @@ for (const run of runs) {
         })
       })
 
+      test('a refresh may narrow the scope, never widen it: the new access token carries only what was asked (RFC 6749 §6)', async () => {
+        const { result: first } = await codeFlow('openid offline_access read:orders write:orders')
+        const narrowed = await oauth.processRefreshTokenResponse(
+          as,
+          spa,
+          await oauth.refreshTokenGrantRequest(
+            as,
+            spa,
+            oauth.None(),
+            first.refresh_token as string,
+            { ...http, additionalParameters: { scope: 'offline_access read:orders' } },
+          ),
+        )
+        expect(narrowed.scope?.split(' ').sort()).toEqual(['offline_access', 'read:orders'])
+        expect((await orders(narrowed.access_token)).status).toBe(200)
+        const write = await orders(narrowed.access_token, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+        expect(write.status).toBe(403)
+        expect(write.headers.get('www-authenticate')).toMatch(/scope="write:orders"/)
+        expect((await introspect(narrowed.access_token)).scope).toBe('offline_access read:orders')
+        // Beyond the grant (email was never granted): invalid_scope.
+        await expect(
+          oauth.processRefreshTokenResponse(
+            as,
+            spa,
+            await oauth.refreshTokenGrantRequest(
+              as,
+              spa,
+              oauth.None(),
+              narrowed.refresh_token as string,
+              { ...http, additionalParameters: { scope: 'read:orders email' } },
+            ),
+          ),
+        ).rejects.toMatchObject({ error: 'invalid_scope' })
+      })
+
       test('MUST: a replayed code is invalid_grant and revokes what it issued: the API refuses the first access token (RFC 6749 §4.1.2)', async () => {
         const { result, params, verifier } = await codeFlow()
         expect((await orders(result.access_token)).status).toBe(200)

@@ -4,7 +4,14 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createService } from '../src/app.ts'
-import { Browser, DEMO_SPA, hiddenField, throughPages } from './oauth-client.ts'
+import {
+  Browser,
+  codeFlowTokens,
+  DEMO_SPA,
+  hiddenField,
+  jwtClaims,
+  throughPages,
+} from './oauth-client.ts'
 import type { RunningService } from './serve-on-stores.ts'
 import { serveOnStores } from './serve-on-stores.ts'
 
@@ -93,10 +100,27 @@ describe('the login page', () => {
 
   test('MUST: the session cookie is HttpOnly, SameSite=Lax, Path=/, with Max-Age (no Secure on http)', async () => {
     const { browser } = await atLogin()
-    const [cookie] = browser.jar.setCookies
+    const cookie = browser.jar.setCookies.find((line) => line.startsWith('session='))
     expect(cookie).toMatch(
       /^session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/,
     )
+  })
+
+  test("MUST pass on /authorize's per-interaction cookie unchanged: without it the interaction is unknown to the pages", async () => {
+    const { browser, loginUrl } = await atLogin()
+    const id = new URL(loginUrl).searchParams.get('interaction') ?? ''
+    const binding = browser.jar.setCookies.find((line) =>
+      line.startsWith(`oauth_interaction_${id}=`),
+    )
+    expect(binding).toMatch(/; HttpOnly; SameSite=Lax$/)
+    expect(binding).toMatch(/; Path=\/; /)
+    // Another browser with the link (a phished login URL) gets no login form for it.
+    const elsewhere = await fetch(loginUrl, {
+      redirect: 'manual',
+      headers: { accept: 'text/html' },
+    })
+    expect(elsewhere.status).toBe(400)
+    expect(await elsewhere.text()).toContain('unknown or has expired')
   })
 
   test('signing in answers 303 to the consent page, with a new session id (no fixation)', async () => {
@@ -110,10 +134,11 @@ describe('the login page', () => {
     const after = browser.jar.cookies.get('session')
     expect(after).toBeDefined()
     expect(after).not.toBe(before)
-    // The id from before the sign-in opens nothing.
+    // The id from before the sign-in opens nothing (the interaction's own cookie sent along).
+    const binding = [...browser.jar.cookies].find(([name]) => name.startsWith('oauth_interaction_'))
     const stale = await fetch(signedIn.headers.get('location') ?? '', {
       redirect: 'manual',
-      headers: { cookie: `session=${before}` },
+      headers: { cookie: `session=${before}; ${binding?.[0]}=${binding?.[1]}` },
     })
     expect(stale.status).toBe(303)
     expect(stale.headers.get('location')).toMatch(/\/login\?interaction=/)
@@ -147,6 +172,11 @@ describe('the login page', () => {
         body: new URLSearchParams(fieldsOf).toString(),
       })
     const cookie = browser.jar.header()
+    // The interaction's cookie from /authorize without the session's.
+    const bindingOnly = [...browser.jar.cookies]
+      .filter(([name]) => name !== 'session')
+      .map(([name, value]) => `${name}=${value}`)
+      .join('; ')
     const credentials: [string, string][] = [
       ['interaction', fields.interaction],
       ['username', 'ada'],
@@ -155,7 +185,7 @@ describe('the login page', () => {
     const cases: [string, [string, string][], Record<string, string>][] = [
       ['no token', credentials, { cookie }],
       ['a wrong token', [...credentials, ['csrf', `${fields.csrf.slice(1)}x`]], { cookie }],
-      ['no cookie', [...credentials, ['csrf', fields.csrf]], {}],
+      ['no session cookie', [...credentials, ['csrf', fields.csrf]], { cookie: bindingOnly }],
       [
         'another Origin',
         [...credentials, ['csrf', fields.csrf]],
@@ -174,6 +204,11 @@ describe('the login page', () => {
       expect(response.headers.get('location'), name).toBeNull()
       await response.body?.cancel()
     }
+    // No cookie at all: not even the interaction is known to this browser.
+    const bare = await post([...credentials, ['csrf', fields.csrf]], {})
+    expect(bare.status).toBe(400)
+    expect(bare.headers.get('location')).toBeNull()
+    await bare.body?.cancel()
   })
 
   test('bad input is a 4xx page: an unknown interaction, a duplicated field, another media type, an oversized form', async () => {
@@ -275,6 +310,119 @@ describe('the consent page', () => {
   })
 })
 
+describe('prompt=login and max_age (OpenID Connect Core §3.1.2.1), in process with a clock', () => {
+  const PUBLIC = 'https://api.example'
+  const setup = () => {
+    let now = Date.UTC(2026, 10, 22, 10, 0, 0)
+    const service = createService({
+      publicUrl: PUBLIC,
+      clock: () => now,
+      rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }],
+      clientAddress: () => '192.0.2.1',
+    })
+    const browser = new Browser(service)
+    const flow = (parameters: Record<string, string> = {}) =>
+      codeFlowTokens(browser, service, PUBLIC, DEMO_SPA, {
+        scope: 'openid read:orders',
+        nonce: 'nonce-1',
+        ...parameters,
+      })
+    // /authorize in the signed-in browser: where its login page sends it.
+    const loginStep = async (parameters: Record<string, string>) => {
+      const authorized = await browser.get(
+        `${PUBLIC}/authorize?${new URLSearchParams({
+          client_id: DEMO_SPA.id,
+          redirect_uri: DEMO_SPA.redirectUri,
+          response_type: 'code',
+          scope: 'openid read:orders',
+          nonce: 'nonce-2',
+          state: 'state-2',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+          ...parameters,
+        })}`,
+      )
+      expect(authorized.status).toBe(303)
+      return browser.get(authorized.headers.get('location') ?? '')
+    }
+    return {
+      service,
+      browser,
+      flow,
+      loginStep,
+      advance: (ms: number) => (now += ms),
+      at: () => now,
+    }
+  }
+
+  test('MUST sign in again with prompt=login even with a session; auth_time is the new sign-in', async () => {
+    const { flow, loginStep, advance, at } = setup()
+    const first = await flow()
+    const firstSignIn = Math.floor(at() / 1000)
+    expect(jwtClaims(first.id_token ?? '')['auth_time']).toBe(firstSignIn)
+    advance(120_000)
+    // Without prompt the session is reused: straight to the consent page.
+    const reused = await loginStep({})
+    expect(reused.status).toBe(303)
+    expect(reused.headers.get('location')).toMatch(/\/consent\?interaction=/)
+    // prompt=login: the login form, though the browser is signed in.
+    const forced = await loginStep({ prompt: 'login' })
+    expect(forced.status).toBe(200)
+    expect(await forced.text()).toContain('<form method="post" action="login">')
+    const second = await flow({ prompt: 'login' })
+    expect(jwtClaims(second.id_token ?? '')['auth_time']).toBe(firstSignIn + 120)
+  })
+
+  test('MUST re-authenticate a sign-in older than max_age; a recent enough one is reused with its real auth_time', async () => {
+    const { flow, loginStep, browser, service, advance, at } = setup()
+    await flow()
+    const signedInAt = Math.floor(at() / 1000)
+    advance(10 * 60_000)
+    const stale = await loginStep({ max_age: '300' })
+    expect(stale.status).toBe(200)
+    expect(await stale.text()).toContain('<form method="post" action="login">')
+    // max_age=3600: the 10-minute-old sign-in will do; the ID token says when it happened.
+    const fresh = await loginStep({ max_age: '3600' })
+    expect(fresh.status).toBe(303)
+    const consent = await browser.get(fresh.headers.get('location') ?? '')
+    const page = await consent.text()
+    const decided = await browser.post(`${PUBLIC}/consent`, [
+      ['interaction', hiddenField(page, 'interaction')],
+      ['csrf', hiddenField(page, 'csrf')],
+      ['scope', 'openid'],
+      ['scope', 'read:orders'],
+      ['decision', 'approve'],
+    ])
+    expect(decided.status).toBe(303)
+    const code = new URL(decided.headers.get('location') ?? '').searchParams.get('code') ?? ''
+    const token = await service(
+      new Request(`${PUBLIC}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: DEMO_SPA.redirectUri,
+          client_id: DEMO_SPA.id,
+          code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', // RFC 7636 Appendix B
+        }).toString(),
+      }),
+    )
+    const body = (await token.json()) as { id_token?: string }
+    expect(token.status, JSON.stringify(body)).toBe(200)
+    expect(jwtClaims(body.id_token ?? '')['auth_time']).toBe(signedInAt)
+  })
+})
+
+test('MUST: approving no scope at all is a refusal: access_denied to the client', async () => {
+  const { callback } = await throughPages(authorizeUrl('read:orders write:orders'), {
+    untick: ['read:orders', 'write:orders'],
+  })
+  expect(callback.searchParams.get('error')).toBe('access_denied')
+  expect(callback.searchParams.get('code')).toBeNull()
+  expect(callback.searchParams.get('state')).toBe('state-1')
+})
+
 test('MUST: on an https public URL the cookie is Secure with the __Host- prefix', async () => {
   const service = createService({ publicUrl: 'https://api.example' })
   const authorized = await service(
@@ -284,7 +432,14 @@ test('MUST: on an https public URL the cookie is Secure with the __Host- prefix'
   )
   const login = authorized.headers.get('location') ?? ''
   expect(login.startsWith('https://api.example/login?interaction=')).toBe(true)
-  const page = await service(new Request(login, { headers: { accept: 'text/html' } }))
+  // The interaction's cookie is Secure too (the issuer is https), and the page needs it.
+  const binding = authorized.headers.getSetCookie()[0] ?? ''
+  expect(binding).toMatch(
+    /^oauth_interaction_[A-Za-z0-9_-]+=[^;]+; .*; HttpOnly; SameSite=Lax; Secure$/,
+  )
+  const page = await service(
+    new Request(login, { headers: { accept: 'text/html', cookie: binding.split(';')[0] ?? '' } }),
+  )
   expect(page.status).toBe(200)
   expect(page.headers.get('set-cookie')).toMatch(
     /^__Host-session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=3600; HttpOnly; SameSite=Lax; Secure$/,

@@ -91,6 +91,20 @@ describe('JWT access tokens', () => {
     expect(principal.confirmation).toBeUndefined()
   })
 
+  it('hands out a deep-frozen principal, nested claims included', async () => {
+    const token = await sign(key, claims({ roles: { admin: ['a'] } }))
+    const principal = await verifier().verify(token)
+    const roles = principal.claims['roles'] as { admin: string[] }
+    expect(Object.isFrozen(principal)).toBe(true)
+    expect(Object.isFrozen(principal.claims)).toBe(true)
+    expect(Object.isFrozen(roles)).toBe(true)
+    expect(Object.isFrozen(roles.admin)).toBe(true)
+    // Each verification parses its own payload: one principal's claims are not another's.
+    const again = await verifier().verify(token)
+    expect(again.claims['roles']).not.toBe(roles)
+    expect(again.claims['roles']).toEqual({ admin: ['a'] })
+  })
+
   it('has no subject for client credentials, whose sub is the client id (RFC 9068 §2.2)', async () => {
     const token = await sign(key, claims({ sub: 'app', scope: undefined }))
     const principal = await verifier().verify(token)

@@ -43,6 +43,34 @@ describe('basicCredentials', () => {
     )
   })
 
+  test('property: raw UTF-8 beyond ASCII, padded or not, decodes as UTF-8 (RFC 7617 §2.1)', () => {
+    const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, unit: 'grapheme' }).filter((id) => !/[:%+]/.test(id)),
+        fc.string({ unit: 'grapheme' }).filter((secret) => !/[%+]/.test(secret)),
+        fc.boolean(),
+        (id, secret, padded) => {
+          const encoded = base64(new TextEncoder().encode(`${id}:${secret}`))
+          const header = `Basic ${padded ? encoded : encoded.replace(/=+$/, '')}`
+          expect(basicCredentials(header)).toEqual({ id, secret })
+        },
+      ),
+      { interruptAfterTimeLimit: 2000 },
+    )
+  })
+
+  test.each([
+    ['bytes that are not UTF-8', `Basic ${btoa('\xff\xfe:\xc3')}`],
+    ['a length of 4n + 1 characters', 'Basic YTpiY'],
+    ['padding in the middle', 'Basic YQ==YQ=='],
+    ['three padding characters', 'Basic YQ==='],
+  ])('refuses %s as invalid_client', (_name, header) => {
+    expect(() => basicCredentials(header)).toThrow(
+      expect.objectContaining({ error: 'invalid_client', status: 401 }),
+    )
+  })
+
   test('the scheme is case-insensitive (RFC 7617 §2)', () => {
     expect(basicCredentials(`bAsIc ${btoa('a:b')}`)).toEqual({ id: 'a', secret: 'b' })
   })
@@ -183,5 +211,34 @@ describe('a confidential client whose secrets were all removed', () => {
     await expect(run('client_id=retired&client_secret=anything')).rejects.toMatchObject({
       error: 'invalid_client',
     })
+  })
+})
+
+describe("a registry that changes a client's secret list in place", () => {
+  test('a removed secret stops working and an added one works, at once', async () => {
+    const secretHashes = [await hashClientSecret('leaked-secret')]
+    const client = {
+      id: 'rotating',
+      secretHashes,
+      grantTypes: ['client_credentials'] as const,
+      scopes: [],
+    }
+    const registry = { findClient: async (id: string) => (id === 'rotating' ? client : undefined) }
+    const run = (secret: string) =>
+      authenticateClient(
+        new Request('https://as.example.com/token', {
+          method: 'POST',
+          headers: { authorization: `Basic ${btoa(`rotating:${secret}`)}` },
+        }),
+        parseUrlEncoded('')!,
+        registry,
+        { allowPublic: false, onFailure: () => undefined },
+      )
+    await expect(run('leaked-secret')).resolves.toMatchObject({ method: 'client_secret_basic' })
+    secretHashes[0] = await hashClientSecret('fresh-secret')
+    await expect(run('leaked-secret')).rejects.toMatchObject({ error: 'invalid_client' })
+    await expect(run('fresh-secret')).resolves.toMatchObject({ method: 'client_secret_basic' })
+    secretHashes.push(await hashClientSecret('second-secret'))
+    await expect(run('second-secret')).resolves.toMatchObject({ method: 'client_secret_basic' })
   })
 })

@@ -12,8 +12,18 @@ import { isPasswordHash } from './passwords.ts'
 export interface ServiceClient {
   id: string
   name?: string
-  /** base64url SHA-256 of each valid secret (several while one is rotated); absent: public. */
+  /**
+   * `true` for a public client (a browser or native app: no secret, no client credentials).
+   * Only this flag makes a client public: one without it needs at least one secret hash.
+   */
+  public?: boolean
+  /** base64url SHA-256 of each valid secret (several while one is rotated); none when public. */
   secretHashes?: readonly string[]
+  /**
+   * The resource identifiers this client serves as a resource server: introspection tells it
+   * about other clients' tokens for these audiences (otherwise only about its own tokens).
+   */
+  resources?: readonly string[]
   redirectUris?: readonly string[]
   grantTypes: readonly ('authorization_code' | 'refresh_token' | 'client_credentials')[]
   scopes: readonly string[]
@@ -68,54 +78,115 @@ export const DEMO_USERS: readonly ServiceUser[] = [
 const DEMO_SPA_REDIRECT_URI = 'http://127.0.0.1:5173/callback'
 
 /**
+ * The demo back end (confidential, secret `demo-backend-secret`): client credentials and the
+ * code flow. It is also the API's resource server in the demos: {@link demoClients} gives it
+ * `resources: [<public URL>/v1]`, so it may introspect the tokens users grant other clients
+ * for the API (RFC 7662 §4: otherwise introspection tells a client only of its own tokens).
+ */
+const DEMO_BACKEND: ServiceClient = {
+  id: 'demo-backend',
+  name: 'Demo back end',
+  secretHashes: [sha256('demo-backend-secret')],
+  redirectUris: ['http://127.0.0.1:8080/callback'],
+  grantTypes: ['client_credentials', 'authorization_code'],
+  scopes: ['read:orders', 'write:orders', 'manage:webhooks'],
+}
+
+/**
  * The demo clients: `demo-backend` (confidential, secret `demo-backend-secret`: client
  * credentials and the code flow) and `demo-spa` (public: the code flow with PKCE and a rotating
- * refresh token when offline_access is granted).
+ * refresh token when offline_access is granted). As listed here demo-backend serves no
+ * resource; {@link demoClients} adds the API's.
  */
 export const DEMO_CLIENTS: readonly ServiceClient[] = [
-  {
-    id: 'demo-backend',
-    name: 'Demo back end',
-    secretHashes: [sha256('demo-backend-secret')],
-    redirectUris: ['http://127.0.0.1:8080/callback'],
-    grantTypes: ['client_credentials', 'authorization_code'],
-    scopes: ['read:orders', 'write:orders', 'manage:webhooks'],
-  },
+  DEMO_BACKEND,
   {
     id: 'demo-spa',
     name: 'Demo single-page app',
+    public: true,
     redirectUris: [DEMO_SPA_REDIRECT_URI],
     grantTypes: ['authorization_code', 'refresh_token'],
     scopes: ['openid', 'profile', 'email', 'offline_access', 'read:orders', 'write:orders'],
   },
 ]
 
+/**
+ * `clients` with the demo back end (the very one of {@link DEMO_CLIENTS}, not a configured
+ * client of the same id) serving `resource`, the API's identifier: it may then introspect
+ * demo-spa's tokens as the API's resource server would.
+ *
+ * @example
+ * ```ts
+ * demoClients(DEMO_CLIENTS, 'http://localhost:3000/v1')[0]?.resources // ['http://localhost:3000/v1']
+ * ```
+ */
+export function demoClients(
+  clients: readonly ServiceClient[],
+  resource: string,
+): readonly ServiceClient[] {
+  return clients.map((client) =>
+    client === DEMO_BACKEND ? { ...client, resources: [resource] } : client,
+  )
+}
+
 // The scope grammar of the authorisation server: <verb>:<noun>, or an OpenID Connect scope.
 const SCOPE = /^(?:[a-z][a-z0-9_-]*:[a-z][a-z0-9_.-]*|openid|profile|email|offline_access)$/
 const ID = /^[A-Za-z0-9._~-]{1,64}$/
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost'])
+
+/**
+ * Why `text` cannot be a redirect URI, or undefined when it can: absolute without a fragment
+ * (RFC 6749 §3.1.2); https, or http to a loopback host only (RFC 8252 §7.3, RFC 9700 §2.1), or
+ * a native app's private-use scheme in reverse-domain form such as `com.example.app:/cb`
+ * (RFC 8252 §7.1); never javascript:, data:, vbscript: or file:. The same rule as
+ * @api-blocks/oauth's, which checks it again at startup.
+ */
+function redirectUriProblem(text: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return 'must be an absolute URL'
+  }
+  if (text.includes('#')) return 'must not have a fragment (#)'
+  const scheme = url.protocol.toLowerCase()
+  if (['javascript:', 'data:', 'vbscript:', 'file:'].includes(scheme)) {
+    return `must not use the ${scheme} scheme`
+  }
+  if (scheme === 'https:') return undefined
+  if (scheme === 'http:') {
+    return LOOPBACK_HOSTS.has(url.hostname)
+      ? undefined
+      : 'may use http only for a loopback host (127.0.0.1, [::1], localhost); use https'
+  }
+  return scheme.includes('.')
+    ? undefined
+    : 'must use https, loopback http or a reverse-domain private-use scheme (com.example.app:)'
+}
+
 const redirectUri = z
   .string()
   .max(2000)
-  .refine((text) => {
-    try {
-      const url = new URL(text)
-      // RFC 6749 §3.1.2: absolute, no fragment.
-      return (url.protocol === 'https:' || url.protocol === 'http:') && !text.includes('#')
-    } catch {
-      return false
-    }
-  }, 'must be an absolute http(s) URL without a fragment')
+  .superRefine((text, context) => {
+    const problem = redirectUriProblem(text)
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem })
+  })
 
 const clientSchema = z.strictObject({
   id: z.string().regex(ID, 'must be 1 to 64 of A-Z a-z 0-9 . _ ~ -'),
   name: z.string().min(1).max(100).optional(),
+  public: z.boolean().optional(),
   secretHashes: z
     .array(z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a base64url SHA-256 (43 characters)'))
     .min(1)
     .max(4)
     .optional(),
   redirectUris: z.array(redirectUri).max(20).optional(),
+  resources: z
+    .array(z.url({ protocol: /^https?$/ }).max(2000))
+    .max(20)
+    .optional(),
   grantTypes: z.array(z.enum(['authorization_code', 'refresh_token', 'client_credentials'])).min(1),
   scopes: z.array(z.string().regex(SCOPE, 'must be <verb>:<noun> or an OpenID Connect scope')),
 })
@@ -176,9 +247,21 @@ export function parseAccounts(text: string, source = 'OAUTH_CONFIG'): Accounts {
     if (clients.some((other) => other.id === client.id)) {
       throw new ConfigError(`${source}: the client id "${client.id}" is used twice.`)
     }
-    if (client.grantTypes.includes('client_credentials') && !client.secretHashes) {
+    // RFC 6749 §2.1: public or confidential by configuration, never by a missing field.
+    if (client.public === true) {
+      if (client.secretHashes) {
+        throw new ConfigError(
+          `${source}: client "${client.id}": a public client has no secretHashes (drop one or the other).`,
+        )
+      }
+      if (client.grantTypes.includes('client_credentials')) {
+        throw new ConfigError(
+          `${source}: client "${client.id}": a public client cannot use client_credentials.`,
+        )
+      }
+    } else if (!client.secretHashes) {
       throw new ConfigError(
-        `${source}: client "${client.id}": client_credentials needs secretHashes (a confidential client).`,
+        `${source}: client "${client.id}": needs secretHashes (a confidential client), or "public": true.`,
       )
     }
     if (client.grantTypes.includes('authorization_code') && !client.redirectUris?.length) {

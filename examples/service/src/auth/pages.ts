@@ -5,6 +5,7 @@
 // browser back to the client with a code (completeInteraction) or access_denied.
 import type { Handler } from '@api-blocks/http'
 import { methods } from '@api-blocks/http'
+import type { AuthorizationServer, InteractionDetails } from '@api-blocks/oauth'
 import type { UserDirectory } from './accounts.ts'
 import { API_SCOPES, OIDC_SCOPES } from './accounts.ts'
 import { checkSameOrigin, FormError, field, readForm } from './forms.ts'
@@ -14,22 +15,15 @@ import { verifyPassword } from './passwords.ts'
 import type { Session, SessionStore } from './session.ts'
 import { csrfMatches } from './session.ts'
 
-/** What the pages need of the authorisation server (a part of @api-blocks/oauth's). */
-interface InteractionHost {
-  interaction(id: string): Promise<
-    | {
-        id: string
-        client: { id: string; name?: string | undefined }
-        scopes: readonly string[]
-      }
-    | undefined
-  >
-  completeInteraction(
-    id: string,
-    result: { subject: string; scopes: readonly string[]; authTime?: number },
-  ): Promise<Response>
-  denyInteraction(id: string): Promise<Response>
-}
+/**
+ * What the pages need of the authorisation server (a part of @api-blocks/oauth's). Each call
+ * takes the page's request: its Cookie header carries the per-interaction cookie /authorize set,
+ * which binds the interaction to the browser that started it.
+ */
+type InteractionHost = Pick<
+  AuthorizationServer,
+  'interaction' | 'completeInteraction' | 'denyInteraction'
+>
 
 /** Options of {@link authPages}. */
 export interface AuthPagesOptions {
@@ -38,8 +32,6 @@ export interface AuthPagesOptions {
   sessions: SessionStore
   /** The service's public URL (the issuer): the pages' links and the Origin POSTs must carry. */
   publicUrl: string
-  /** The redirect URIs of a client: the consent page's form may end up there (CSP form-action). */
-  redirectUrisOf: (clientId: string) => readonly string[]
   clock: () => number
   /** The largest form accepted, in bytes (default 8 KiB). */
   maxFormBytes?: number
@@ -62,8 +54,8 @@ export function authPages(options: AuthPagesOptions): Record<string, Handler> {
     }
     return values[0] as string
   }
-  const details = async (id: string) => {
-    const found = id === '' ? undefined : await server.interaction(id)
+  const details = async (id: string, request: Request): Promise<InteractionDetails> => {
+    const found = id === '' ? undefined : await server.interaction(id, request)
     if (!found) {
       throw new FormError(
         400,
@@ -71,6 +63,23 @@ export function authPages(options: AuthPagesOptions): Record<string, Handler> {
       )
     }
     return found
+  }
+
+  // OpenID Connect Core §3.1.2.1: `prompt=login` asks for a new sign-in even with a session,
+  // `max_age` for one at most that many seconds old. A sign-in made for this very interaction
+  // is the fresh one both ask for (the authorisation server makes the final max_age check when
+  // the user approves, and answers login_required if the consent page took too long).
+  const signedIn = (
+    session: Session | undefined,
+    interaction: InteractionDetails,
+  ): session is Session & { subject: string; authTime: number } => {
+    if (session?.subject === undefined || session.authTime === undefined) return false
+    if (session.signedInFor === interaction.id) return true
+    if (interaction.prompt?.includes('login')) return false
+    if (interaction.maxAge !== undefined) {
+      return session.authTime >= Math.floor(clock() / 1000) - interaction.maxAge
+    }
+    return true
   }
 
   const loginForm = (
@@ -92,20 +101,31 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
 
   const showLogin = async (request: Request): Promise<Response> => {
     const id = interactionParam(request)
-    const interaction = await details(id)
+    const interaction = await details(id, request)
     const current = sessions.find(request)
-    if (current?.subject !== undefined) return seeOther(consentUrl(id))
-    const { session, setCookie } = sessions.start(request)
-    return page('Sign in', loginForm(id, session, nameOf(interaction.client)), {
-      headers: { 'set-cookie': setCookie },
-    })
+    if (signedIn(current, interaction)) return seeOther(consentUrl(id))
+    // A live session is kept (one signed in too long ago for max_age stays signed in for other
+    // clients until the user signs in again); a new one only when there is none. Signing in
+    // starts a new one anyway (fixation).
+    const { session, setCookie } = current
+      ? { session: current, setCookie: undefined }
+      : sessions.start(request)
+    // OpenID Connect Core §3.1.2.1: login_hint prefills the user name (the user may change it).
+    const hint = interaction.loginHint
+    return page(
+      'Sign in',
+      loginForm(id, session, nameOf(interaction.client), {
+        ...(hint !== undefined && hint.length <= 64 ? { username: hint } : {}),
+      }),
+      setCookie ? { headers: { 'set-cookie': setCookie } } : {},
+    )
   }
 
   const submitLogin = async (request: Request): Promise<Response> => {
     checkSameOrigin(request, origin)
     const form = await readForm(request, maxFormBytes)
     const id = field(form, 'interaction', MAX_ID)
-    const interaction = await details(id)
+    const interaction = await details(id, request)
     const session = sessions.find(request)
     if (!session || !csrfMatches(session, form.get('csrf'))) {
       // No session (cookies off, or it expired) or a forged form: a fresh form to try again.
@@ -137,15 +157,16 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
     const { setCookie } = sessions.start(request, {
       subject: user.subject,
       authTime: Math.floor(clock() / 1000),
+      signedInFor: id,
     })
     return seeOther(consentUrl(id), { 'set-cookie': setCookie })
   }
 
   const showConsent = async (request: Request): Promise<Response> => {
     const id = interactionParam(request)
-    const interaction = await details(id)
+    const interaction = await details(id, request)
     const session = sessions.find(request)
-    if (session?.subject === undefined) return seeOther(loginUrl(id))
+    if (!signedIn(session, interaction)) return seeOther(loginUrl(id))
     const user = users.account(session.subject)
     const client = nameOf(interaction.client)
     const items = interaction.scopes.map((scope) =>
@@ -166,7 +187,7 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`,
-      { formTargets: originsOf(options.redirectUrisOf(interaction.client.id)) },
+      { formTargets: originsOf([interaction.redirectUri]) },
     )
   }
 
@@ -183,17 +204,20 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
     if (decision !== 'approve' && decision !== 'deny') {
       throw new FormError(400, 'Choose Allow or Deny.')
     }
-    const interaction = await details(id)
-    if (decision === 'deny') return server.denyInteraction(id)
+    const interaction = await details(id, request)
+    if (decision === 'deny') return server.denyInteraction(id, request)
+    // A sign-in too old for max_age (or not the new one prompt=login asked for): sign in again.
+    if (!signedIn(session, interaction)) return seeOther(loginUrl(id))
     // Only what was asked and is ticked is bound to the tokens; `openid` has no box (signing
-    // in is what was asked for).
+    // in is what was asked for). Nothing ticked is a refusal: the client gets access_denied.
     const ticked = new Set(form.getAll('scope'))
     const scopes = interaction.scopes.filter((scope) => scope === 'openid' || ticked.has(scope))
-    return server.completeInteraction(id, {
-      subject: session.subject,
-      scopes,
-      ...(session.authTime !== undefined ? { authTime: session.authTime } : {}),
-    })
+    // auth_time (OpenID Connect Core §2) is when the user really signed in, not now.
+    return server.completeInteraction(
+      id,
+      { subject: session.subject, scopes, authTime: session.authTime },
+      request,
+    )
   }
 
   // A refused form or an unknown interaction is a page too, never a problem+json.

@@ -8,7 +8,14 @@ import type { Handler, Middleware } from '@api-blocks/http'
 import type { AuthorizationServer, OAuthEvent, OAuthStore, SigningKey } from '@api-blocks/oauth'
 import { createAuthorizationServer, MemoryOAuthStore } from '@api-blocks/oauth'
 import type { ServiceClient, ServiceUser } from './accounts.ts'
-import { API_SCOPES, DEMO_CLIENTS, DEMO_USERS, OIDC_SCOPES, UserDirectory } from './accounts.ts'
+import {
+  API_SCOPES,
+  DEMO_CLIENTS,
+  DEMO_USERS,
+  demoClients,
+  OIDC_SCOPES,
+  UserDirectory,
+} from './accounts.ts'
 import { authPages } from './pages.ts'
 import { SessionStore } from './session.ts'
 
@@ -94,8 +101,8 @@ export function createOAuth(
 ): ServiceOAuth {
   const clock = context.clock ?? Date.now
   const users = new UserDirectory(options.users ?? DEMO_USERS)
-  const clients = options.clients ?? DEMO_CLIENTS
   const resource = resourceOf(publicUrl)
+  const clients = demoClients(options.clients ?? DEMO_CLIENTS, resource)
   const format = options.accessTokenFormat ?? 'opaque'
   const scopes = new Set([
     ...Object.keys(OIDC_SCOPES),
@@ -115,6 +122,8 @@ export function createOAuth(
     ...(options.ttl ? { ttl: options.ttl } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(context.clock ? { clock: context.clock } : {}),
+    // refreshReuseGraceMs stays 0 (the default): a rotated refresh token presented again, even
+    // at once, revokes its family (RFC 9700 §4.14.2); docs/service.md, "Getting a token".
   })
 
   const pages = authPages({
@@ -126,7 +135,6 @@ export function createOAuth(
       ...(options.maxSessions ? { maxSessions: options.maxSessions } : {}),
     }),
     publicUrl,
-    redirectUrisOf: (id) => clients.find((client) => client.id === id)?.redirectUris ?? [],
     clock,
   })
   const front = async (request: Request): Promise<Response | undefined> => {

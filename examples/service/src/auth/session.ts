@@ -12,6 +12,11 @@ export interface Session {
   readonly subject?: string
   /** When the user signed in, seconds since the epoch (the ID token's auth_time). */
   readonly authTime?: number
+  /**
+   * The interaction the user signed in for: that sign-in is the fresh one `prompt=login` and
+   * `max_age` ask of that interaction (OpenID Connect Core §3.1.2.1).
+   */
+  readonly signedInFor?: string
   /** ms since the epoch. */
   readonly expiresAt: number
 }
@@ -75,7 +80,7 @@ export class SessionStore {
    */
   start(
     request: Request,
-    user?: { subject: string; authTime: number },
+    user?: { subject: string; authTime: number; signedInFor?: string },
   ): { session: Session; setCookie: string } {
     const previous = readCookie(request.headers.get('cookie'), this.cookieName)
     if (previous !== undefined) this.#sessions.delete(digest(previous))
@@ -84,6 +89,7 @@ export class SessionStore {
     const session: Session = {
       csrf: this.#token(),
       ...(user ? { subject: user.subject, authTime: user.authTime } : {}),
+      ...(user?.signedInFor !== undefined ? { signedInFor: user.signedInFor } : {}),
       expiresAt: this.#clock() + this.#ttlMs,
     }
     this.#sessions.set(digest(id), session)

@@ -105,6 +105,37 @@ describe('the two builds agree', () => {
     )
   })
 
+  // The node build MACs a message of up to 1 KiB in the key's own buffer and a longer one in
+  // pieces: both paths, at and around the boundary, and a long key (hashed first).
+  test.each([0, 1, 341, 342, 1023, 1024, 1025, 5000])(
+    'on HMAC of %i bytes and of as many characters, with short and long keys',
+    async (size) => {
+      for (const secret of [new Uint8Array(32).fill(1), new Uint8Array(200).fill(2)]) {
+        const [nodeKey, webKey] = [node.createHmacKey(secret), web.createHmacKey(secret)]
+        const bytes = new Uint8Array(size).map((_, index) => index)
+        for (const input of [bytes, 'é'.repeat(size), 'a'.repeat(size)]) {
+          expect(hex(await node.hmacSha256(nodeKey, input))).toBe(
+            hex(await web.hmacSha256(webKey, input)),
+          )
+        }
+        // A longer message first must not leave bytes behind for a shorter one.
+        expect(hex(await node.hmacSha256(nodeKey, 'x'))).toBe(
+          hex(await web.hmacSha256(webKey, 'x')),
+        )
+      }
+    },
+  )
+
+  test('on HMAC of a DataView and a Buffer handed in from JavaScript', async () => {
+    const secret = new Uint8Array(32).fill(3)
+    const [nodeKey, webKey] = [node.createHmacKey(secret), web.createHmacKey(secret)]
+    const bytes = new Uint8Array([1, 2, 3, 4, 5])
+    const expected = hex(await web.hmacSha256(webKey, bytes))
+    const view = new DataView(bytes.buffer) as unknown as Uint8Array
+    expect(hex(await node.hmacSha256(nodeKey, view))).toBe(expected)
+    expect(hex(await node.hmacSha256(nodeKey, Buffer.from(bytes)))).toBe(expected)
+  })
+
   test('digests are arrays of their own, not views into a shared pool', async () => {
     const digest = await node.sha256('x')
     expect(digest.byteOffset).toBe(0)
