@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createService } from '../src/app.ts'
 import {
   Browser,
+  browserOrigin,
   codeFlowTokens,
   DEMO_SPA,
   hiddenField,
@@ -196,7 +197,16 @@ describe('the login page', () => {
         [...credentials, ['csrf', fields.csrf]],
         { cookie, 'sec-fetch-site': 'cross-site' },
       ],
-      ['Origin null', [...credentials, ['csrf', fields.csrf]], { cookie, origin: 'null' }],
+      [
+        'Origin null without Fetch Metadata',
+        [...credentials, ['csrf', fields.csrf]],
+        { cookie, origin: 'null' },
+      ],
+      [
+        'Origin null from another site',
+        [...credentials, ['csrf', fields.csrf]],
+        { cookie, origin: 'null', 'sec-fetch-site': 'same-site' },
+      ],
     ]
     for (const [name, form, headers] of cases) {
       const response = await post(form, headers)
@@ -209,6 +219,38 @@ describe('the login page', () => {
     expect(bare.status).toBe(400)
     expect(bare.headers.get('location')).toBeNull()
     await bare.body?.cancel()
+  })
+
+  test("MUST accept the POST a browser sends from the login page: the pages' Referrer-Policy keeps a same-origin Origin", async () => {
+    const { page, fields } = await atLogin()
+    // Under no-referrer a browser would send Origin: null on the form's POST (Fetch §3.2).
+    expect(page.headers.get('referrer-policy')).toBe('same-origin')
+    expect(browserOrigin(base, page.headers.get('referrer-policy'), `${base}/login`)).toBe(
+      new URL(base).origin,
+    )
+    expect(browserOrigin(base, 'no-referrer', `${base}/login`)).toBe('null')
+  })
+
+  test('MUST accept Origin: null when the browser says Sec-Fetch-Site: same-origin (a page whose policy hides its origin)', async () => {
+    const { browser, fields } = await atLogin()
+    const response = await fetch(`${base}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: browser.jar.header(),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'null',
+        'sec-fetch-site': 'same-origin',
+      },
+      body: new URLSearchParams([
+        ['interaction', fields.interaction],
+        ['csrf', fields.csrf],
+        ['username', 'ada'],
+        ['password', 'lovelace'],
+      ]).toString(),
+    })
+    expect(response.status, await response.clone().text()).toBe(303)
+    expect(response.headers.get('location')).toMatch(/\/consent\?interaction=/)
   })
 
   test('bad input is a 4xx page: an unknown interaction, a duplicated field, another media type, an oversized form', async () => {
