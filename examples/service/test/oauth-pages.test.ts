@@ -222,7 +222,7 @@ describe('the login page', () => {
   })
 
   test("MUST accept the POST a browser sends from the login page: the pages' Referrer-Policy keeps a same-origin Origin", async () => {
-    const { page, fields } = await atLogin()
+    const { page } = await atLogin()
     // Under no-referrer a browser would send Origin: null on the form's POST (Fetch §3.2).
     expect(page.headers.get('referrer-policy')).toBe('same-origin')
     expect(browserOrigin(base, page.headers.get('referrer-policy'), `${base}/login`)).toBe(

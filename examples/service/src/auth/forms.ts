@@ -6,10 +6,13 @@ import { BodyReadError, readRequestBody } from '@api-blocks/core'
 /** Why a form was refused, and the status to answer. */
 export class FormError extends Error {
   readonly status: number
+  /** Extra response headers (Retry-After of a 429 or 503). */
+  readonly headers: Record<string, string>
 
-  constructor(status: number, message: string) {
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
     super(message)
     this.status = status
+    this.headers = headers
   }
 }
 

@@ -11,9 +11,11 @@ import { API_SCOPES, OIDC_SCOPES } from './accounts.ts'
 import { checkSameOrigin, FormError, field, readForm } from './forms.ts'
 import type { Raw } from './html.ts'
 import { html, page, seeOther } from './html.ts'
-import { verifyPassword } from './passwords.ts'
+import type { PasswordChecker } from './passwords.ts'
+import { PasswordCheckBusyError } from './passwords.ts'
 import type { Session, SessionStore } from './session.ts'
 import { csrfMatches } from './session.ts'
+import type { LoginThrottle } from './throttle.ts'
 
 /**
  * What the pages need of the authorisation server (a part of @api-blocks/oauth's). Each call
@@ -30,6 +32,10 @@ export interface AuthPagesOptions {
   server: InteractionHost
   users: UserDirectory
   sessions: SessionStore
+  /** Checks passwords, a few at a time (its parameters hide which names exist). */
+  passwords: PasswordChecker
+  /** Failed sign-ins per user name, with a growing lock. */
+  throttle: LoginThrottle
   /** The service's public URL (the issuer): the pages' links and the Origin POSTs must carry. */
   publicUrl: string
   clock: () => number
@@ -41,7 +47,7 @@ const MAX_ID = 200
 
 /** The `/login` and `/consent` routes. */
 export function authPages(options: AuthPagesOptions): Record<string, Handler> {
-  const { server, users, sessions, publicUrl, clock } = options
+  const { server, users, sessions, passwords, throttle, publicUrl, clock } = options
   const maxFormBytes = options.maxFormBytes ?? 8 * 1024
   const origin = new URL(publicUrl).origin
   const loginUrl = (id: string) => `${publicUrl}/login?interaction=${encodeURIComponent(id)}`
@@ -139,8 +145,31 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
       )
     }
     const username = field(form, 'username', 64)
+    const password = field(form, 'password', 1024)
+    // A name locked after repeated failures (throttle.ts) is not checked at all; the wording is
+    // the same for every name, known or not.
+    const wait = throttle.retryAfter(username)
+    if (wait !== undefined) {
+      throw new FormError(429, 'Too many failed sign-ins. Please wait and try again later.', {
+        'retry-after': String(wait),
+      })
+    }
     const user = users.byUsername(username)
-    const valid = await verifyPassword(user?.passwordHash, field(form, 'password', 1024))
+    let valid: boolean
+    try {
+      valid = await passwords.verify(user?.passwordHash, password, request.signal)
+    } catch (error) {
+      if (error instanceof PasswordCheckBusyError) {
+        throw new FormError(503, 'Too many sign-ins at once. Please try again in a moment.', {
+          'retry-after': '1',
+        })
+      }
+      // The browser went away while the check waited for its turn: no one reads this answer.
+      if (request.signal.aborted) throw new FormError(400, 'The request was cancelled.')
+      throw error
+    }
+    if (!user || !valid) throttle.failed(username)
+    else throttle.succeeded(username)
     if (!user || !valid) {
       // One message for an unknown name and a wrong password: the page says nothing about
       // which names exist.
@@ -230,6 +259,7 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
         if (!(error instanceof FormError)) throw error
         return page('Something went wrong', html`<p role="alert">${error.message}</p>`, {
           status: error.status,
+          headers: error.headers,
         })
       }
     }
