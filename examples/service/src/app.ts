@@ -208,12 +208,27 @@ export function createService(options: ServiceOptions = {}): Handler {
     options.loginRateLimits ?? DEFAULT_LOGIN_RATE_LIMITS,
   )
 
+  // A /v1 request the bearer layer refuses (no token, a bogus or expired one: 401; a malformed
+  // header: 400) has no principal: it is charged to its address, so it carries RateLimit fields
+  // and a guesser meets 429s (each bogus token costs a store lookup). A request with a valid
+  // token passes to the per-principal limiter below and is not charged here.
+  const limitRefused = limitBy(byAddress)
+  const protect: Middleware = async (request, next) => {
+    let passed = false
+    const response = await oauth.protect(request, (verified) => {
+      passed = true
+      return next(verified)
+    })
+    if (passed || (response.status !== 401 && response.status !== 400)) return response
+    return limitRefused(request, async () => response)
+  }
+
   const onError = options.onError ?? (logger ? errorLog(logger) : undefined)
   // The API: JSON only, a bearer token on /v1 (before the limiter and the idempotency layer, so
   // both key on the principal the token names).
   const api = compose(
     negotiation({ types: ['application/json'], notAcceptable: true }),
-    oauth.protect,
+    protect,
     limit,
     // docs/spec.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
     // first result is kept 24 hours and replayed; another body with the same key is a 409.
