@@ -253,6 +253,16 @@ describe('the login page', () => {
     expect(response.headers.get('location')).toMatch(/\/consent\?interaction=/)
   })
 
+  test('GET /login again in the same browser reuses its session: no new cookie, the same CSRF token', async () => {
+    const { browser, loginUrl, fields } = await atLogin()
+    const before = browser.jar.setCookies.length
+    const again = await browser.get(loginUrl)
+    expect(again.status).toBe(200)
+    expect(again.headers.get('set-cookie')).toBeNull()
+    expect(browser.jar.setCookies).toHaveLength(before)
+    expect(hiddenField(await again.text(), 'csrf')).toBe(fields.csrf)
+  })
+
   test('bad input is a 4xx page: an unknown interaction, a duplicated field, another media type, an oversized form', async () => {
     const { browser, fields } = await atLogin()
     for (const url of [

@@ -6,6 +6,7 @@
 import type { Handler } from '@api-blocks/http'
 import { methods } from '@api-blocks/http'
 import type { AuthorizationServer, InteractionDetails } from '@api-blocks/oauth'
+import { rateLimitKey } from '@api-blocks/rate-limit'
 import type { UserDirectory } from './accounts.ts'
 import { API_SCOPES, OIDC_SCOPES } from './accounts.ts'
 import { checkSameOrigin, FormError, field, readForm } from './forms.ts'
@@ -52,6 +53,9 @@ export function authPages(options: AuthPagesOptions): Record<string, Handler> {
   const origin = new URL(publicUrl).origin
   const loginUrl = (id: string) => `${publicUrl}/login?interaction=${encodeURIComponent(id)}`
   const consentUrl = (id: string) => `${publicUrl}/consent?interaction=${encodeURIComponent(id)}`
+
+  // The client address as the rate limit keys it (IPv6 masked to /56).
+  const addressOf = (request: Request) => rateLimitKey(request, { principal: null })
 
   const interactionParam = (request: Request): string => {
     const values = new URL(request.url).searchParams.getAll('interaction')
@@ -113,9 +117,11 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
     // A live session is kept (one signed in too long ago for max_age stays signed in for other
     // clients until the user signs in again); a new one only when there is none. Signing in
     // starts a new one anyway (fixation).
+    // One address holds a bounded number of sessions not signed in (session.ts): a flood of
+    // login pages from one place pushes out its own, never other users'.
     const { session, setCookie } = current
       ? { session: current, setCookie: undefined }
-      : sessions.start(request)
+      : sessions.start(request, undefined, await addressOf(request))
     // OpenID Connect Core §3.1.2.1: login_hint prefills the user name (the user may change it).
     const hint = interaction.loginHint
     return page(
@@ -135,7 +141,7 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
     const session = sessions.find(request)
     if (!session || !csrfMatches(session, form.get('csrf'))) {
       // No session (cookies off, or it expired) or a forged form: a fresh form to try again.
-      const fresh = sessions.start(request)
+      const fresh = sessions.start(request, undefined, await addressOf(request))
       return page(
         'Sign in',
         loginForm(id, fresh.session, nameOf(interaction.client), {
