@@ -211,7 +211,8 @@ export function createService(options: ServiceOptions = {}): Handler {
   // A /v1 request the bearer layer refuses (no token, a bogus or expired one: 401; a malformed
   // header: 400) has no principal: it is charged to its address, so it carries RateLimit fields
   // and a guesser meets 429s (each bogus token costs a store lookup). A request with a valid
-  // token passes to the per-principal limiter below and is not charged here.
+  // token passes to the per-principal limiter below and is not charged here. (The 429 comes
+  // after the lookup: a cheap check before it would charge every request twice.)
   const limitRefused = limitBy(byAddress)
   const protect: Middleware = async (request, next) => {
     let passed = false
@@ -219,8 +220,13 @@ export function createService(options: ServiceOptions = {}): Handler {
       passed = true
       return next(verified)
     })
-    if (passed || (response.status !== 401 && response.status !== 400)) return response
-    return limitRefused(request, async () => response)
+    if (passed) return response
+    if (response.status === 401 || response.status === 400) {
+      return limitRefused(request, async () => response)
+    }
+    // 403, a valid token without the scope: charged to the principal it names, as if it passed.
+    if (response.status === 403) return limit(request, async () => response)
+    return response
   }
 
   const onError = options.onError ?? (logger ? errorLog(logger) : undefined)
