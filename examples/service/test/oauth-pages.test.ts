@@ -551,3 +551,41 @@ test('no form sent to the pages makes them answer 500', async () => {
     { interruptAfterTimeLimit: 4000, numRuns: 300 },
   )
 })
+
+describe('login sessions per address, in process', () => {
+  test('one address opening login pages without cookies keeps at most 20 sessions; an unknown address is not capped', async () => {
+    const PUBLIC = 'https://api.example'
+    const open = async (service: ReturnType<typeof createService>) => {
+      const browser = new Browser(service)
+      const authorized = await browser.get(
+        `${PUBLIC}/authorize?${new URLSearchParams({
+          client_id: DEMO_SPA.id,
+          redirect_uri: DEMO_SPA.redirectUri,
+          response_type: 'code',
+          scope: 'openid',
+          state: 'state-1',
+          nonce: 'nonce-1',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        })}`,
+      )
+      const login = authorized.headers.get('location') ?? ''
+      expect((await browser.get(login)).status).toBe(200)
+      return { browser, login }
+    }
+    const rateLimits = [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }]
+    for (const [clientAddress, kept] of [
+      [() => '198.51.100.7', 20],
+      [() => undefined, 21],
+    ] as const) {
+      const service = createService({ publicUrl: PUBLIC, rateLimits, clientAddress })
+      const browsers = []
+      for (let i = 0; i < 21; i++) browsers.push(await open(service))
+      // The first browser's session is gone when the address is capped: its login page
+      // starts a new one (a new Set-Cookie); otherwise it is still there.
+      const { browser, login } = browsers[0] as { browser: Browser; login: string }
+      const again = await browser.get(login)
+      expect(again.headers.get('set-cookie') !== null, String(kept)).toBe(kept === 20)
+    }
+  })
+})

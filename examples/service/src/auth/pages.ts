@@ -54,8 +54,12 @@ export function authPages(options: AuthPagesOptions): Record<string, Handler> {
   const loginUrl = (id: string) => `${publicUrl}/login?interaction=${encodeURIComponent(id)}`
   const consentUrl = (id: string) => `${publicUrl}/consent?interaction=${encodeURIComponent(id)}`
 
-  // The client address as the rate limit keys it (IPv6 masked to /56).
-  const addressOf = (request: Request) => rateLimitKey(request, { principal: null })
+  // The client address as the rate limit keys it (IPv6 masked to /56); none when it is unknown
+  // (every browser would then share one address's few sessions).
+  const addressOf = async (request: Request): Promise<string | undefined> => {
+    const key = await rateLimitKey(request, { principal: null })
+    return key === 'ip:unknown' ? undefined : key
+  }
 
   const interactionParam = (request: Request): string => {
     const values = new URL(request.url).searchParams.getAll('interaction')
