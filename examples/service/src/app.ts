@@ -70,6 +70,11 @@ export interface ServiceOptions {
   cursorKeys?: readonly CursorKey[]
   /** Rate-limit policies applied to every route, per client (docs/spec.md §8 leaves the numbers open). */
   rateLimits?: readonly RateLimitPolicy[]
+  /**
+   * The budget of POST /login per client address, on top of `rateLimits` (default 20 a minute):
+   * each one costs an scrypt derivation (src/auth/passwords.ts), far more than any other request.
+   */
+  loginRateLimits?: readonly RateLimitPolicy[]
   /** Where limiter state lives (default: in memory). */
   rateLimitStore?: RateLimitStore
   /** Where Idempotency-Key records live (default: in memory; Redis or PostgreSQL to share them). */
@@ -99,6 +104,11 @@ export interface ServiceOptions {
 const DEFAULT_RATE_LIMITS: readonly RateLimitPolicy[] = [
   { name: 'burst', quota: 10, windowSeconds: 1 },
   { name: 'hourly', quota: 1000, windowSeconds: 3600 },
+]
+
+/** POST /login per address: 20 a minute (each costs a fraction of a second of scrypt). */
+const DEFAULT_LOGIN_RATE_LIMITS: readonly RateLimitPolicy[] = [
+  { name: 'login', quota: 20, windowSeconds: 60 },
 ]
 
 /** Builds the service as one Fetch handler. */
@@ -172,10 +182,13 @@ export function createService(options: ServiceOptions = {}): Handler {
   // is down should not take the API down) and is reported: to `logger` (src/log.ts), else to the
   // console at most once a minute.
   const rateLimitStore = options.rateLimitStore ?? new MemoryRateLimitStore()
-  const limitBy = (key: (request: Request) => Promise<string>) =>
+  const limitBy = (
+    key: (request: Request) => Promise<string>,
+    policies: readonly RateLimitPolicy[] = options.rateLimits ?? DEFAULT_RATE_LIMITS,
+  ) =>
     rateLimit({
       store: rateLimitStore,
-      policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+      policies,
       key,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(logger ? { onEvent: rateLimitLog(logger, options.clock) } : {}),
@@ -183,9 +196,37 @@ export function createService(options: ServiceOptions = {}): Handler {
   const limit = limitBy((request) => rateLimitKey(request))
   // The token endpoint and the login pages are limited per address (principal: null): a
   // password or client-secret guesser gets the same budget as anyone else.
+  const byAddress = (request: Request) => rateLimitKey(request, { principal: null })
   const limitAnonymous = (handler: Handler): Handler => {
-    const middleware = limitBy((request) => rateLimitKey(request, { principal: null }))
+    const middleware = limitBy(byAddress)
     return (request) => middleware(request, handler)
+  }
+  // POST /login has its own, much smaller budget per address as well (the policy names keep
+  // its counters apart from the general ones): each sign-in costs an scrypt derivation.
+  const limitLogin = limitBy(
+    async (request) => `login:${await byAddress(request)}`,
+    options.loginRateLimits ?? DEFAULT_LOGIN_RATE_LIMITS,
+  )
+
+  // A /v1 request the bearer layer refuses (no token, a bogus or expired one: 401; a malformed
+  // header: 400) has no principal: it is charged to its address, so it carries RateLimit fields
+  // and a guesser meets 429s (each bogus token costs a store lookup). A request with a valid
+  // token passes to the per-principal limiter below and is not charged here. (The 429 comes
+  // after the lookup: a cheap check before it would charge every request twice.)
+  const limitRefused = limitBy(byAddress)
+  const protect: Middleware = async (request, next) => {
+    let passed = false
+    const response = await oauth.protect(request, (verified) => {
+      passed = true
+      return next(verified)
+    })
+    if (passed) return response
+    if (response.status === 401 || response.status === 400) {
+      return limitRefused(request, async () => response)
+    }
+    // 403, a valid token without the scope: charged to the principal it names, as if it passed.
+    if (response.status === 403) return limit(request, async () => response)
+    return response
   }
 
   const onError = options.onError ?? (logger ? errorLog(logger) : undefined)
@@ -193,7 +234,7 @@ export function createService(options: ServiceOptions = {}): Handler {
   // both key on the principal the token names).
   const api = compose(
     negotiation({ types: ['application/json'], notAcceptable: true }),
-    oauth.protect,
+    protect,
     limit,
     // docs/spec.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
     // first result is kept 24 hours and replayed; another body with the same key is a 409.
@@ -221,8 +262,11 @@ export function createService(options: ServiceOptions = {}): Handler {
       problemResponse(problems.notFound.create({ detail: 'No resource at this path.' }), request)
     )
   })
-  const front: Handler = (request) =>
-    isOAuthPath(new URL(request.url).pathname) ? authorization(request) : api(request)
+  const front: Handler = (request) => {
+    const path = new URL(request.url).pathname
+    if (path === '/login' && request.method === 'POST') return limitLogin(request, authorization)
+    return isOAuthPath(path) ? authorization(request) : api(request)
+  }
   const handler = compose(
     // Outermost: every response, errors included, carries X-Request-Id.
     requestId({

@@ -90,13 +90,46 @@ export class CookieJar {
 }
 
 /**
+ * The `Origin` a browser sends on a POST to `target` from a page of `pageOrigin` that was served
+ * with `referrerPolicy` (Fetch §3.2 "serializing a request origin"): `null` when the policy hides
+ * the page's origin, the origin otherwise. The default policy is strict-origin-when-cross-origin.
+ */
+export function browserOrigin(
+  pageOrigin: string,
+  referrerPolicy: string | null,
+  target: string,
+): string {
+  const targetUrl = new URL(target)
+  const downgrade = pageOrigin.startsWith('https:') && targetUrl.protocol !== 'https:'
+  // A Referrer-Policy header may list several tokens; the last one the browser knows wins.
+  const policy = referrerPolicy?.split(',').at(-1)?.trim().toLowerCase() || ''
+  switch (policy) {
+    case 'no-referrer':
+      return 'null'
+    case 'same-origin':
+      return pageOrigin === targetUrl.origin ? pageOrigin : 'null'
+    case 'unsafe-url':
+    case 'origin':
+    case 'origin-when-cross-origin':
+      return pageOrigin
+    default:
+      // no-referrer-when-downgrade, strict-origin, strict-origin-when-cross-origin (default).
+      return downgrade ? 'null' : pageOrigin
+  }
+}
+
+/**
  * A browser: sends the jar's cookies, keeps new ones (those of /authorize's 303 too), never
  * follows redirects by itself. Over HTTP by default; `send` may be the service's handler, in
- * process (a test with an injected clock).
+ * process (a test with an injected clock). Its form POSTs carry the headers a browser computes
+ * itself: `Origin` as the page's Referrer-Policy allows it ({@link browserOrigin}) and
+ * `Sec-Fetch-Site`.
  */
 export class Browser {
   readonly jar = new CookieJar()
   readonly #send: Send
+  /** The Referrer-Policy of the last page loaded (the page whose form is posted). */
+  #referrerPolicy: string | null = null
 
   constructor(send: Send = (request) => fetch(request)) {
     this.#send = send
@@ -108,14 +141,15 @@ export class Browser {
       headers: { cookie: this.jar.header(), accept: 'text/html' },
     })
     this.jar.store(response)
+    if (response.status === 200) this.#referrerPolicy = response.headers.get('referrer-policy')
     return response
   }
 
-  /** A form POST as a browser sends it from a page of `origin`. */
+  /** A form POST as a browser sends it from the last page loaded, a page of `pageOrigin`. */
   async post(
     url: string,
     fields: [string, string][],
-    origin = new URL(url).origin,
+    pageOrigin = new URL(url).origin,
   ): Promise<Response> {
     const response = await this.#fetch(url, {
       method: 'POST',
@@ -123,13 +157,14 @@ export class Browser {
       headers: {
         cookie: this.jar.header(),
         'content-type': 'application/x-www-form-urlencoded',
-        origin,
-        'sec-fetch-site': 'same-origin',
+        origin: browserOrigin(pageOrigin, this.#referrerPolicy, url),
+        'sec-fetch-site': pageOrigin === new URL(url).origin ? 'same-origin' : 'cross-site',
         accept: 'text/html',
       },
       body: new URLSearchParams(fields).toString(),
     })
     this.jar.store(response)
+    if (response.status === 200) this.#referrerPolicy = response.headers.get('referrer-policy')
     return response
   }
 

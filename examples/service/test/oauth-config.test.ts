@@ -322,6 +322,43 @@ describe('the session of the login pages', () => {
     expect(sessions.find(request(cookies[4]))).toBeDefined()
   })
 
+  test('MUST evict sessions not signed in before signed-in ones: a flood of login pages cannot push users out', () => {
+    const sessions = new SessionStore({ secure: false, maxSessions: 3 })
+    const users = [1, 2].map((n) =>
+      cookieOf(sessions.start(request(), { subject: `user${n}`, authTime: 0 }).setCookie),
+    )
+    const flood = Array.from({ length: 50 }, (_, i) =>
+      cookieOf(sessions.start(request(), undefined, `ip:198.51.100.${i}`).setCookie),
+    )
+    expect(sessions.size).toBe(3)
+    for (const cookie of users) expect(sessions.find(request(cookie))?.subject).toBeDefined()
+    expect(sessions.find(request(flood[49]))).toBeDefined()
+    expect(sessions.find(request(flood[48]))).toBeUndefined()
+    // With no session left that is not signed in, the oldest signed-in one goes.
+    const third = cookieOf(sessions.start(request(), { subject: 'user3', authTime: 0 }).setCookie)
+    const fourth = cookieOf(sessions.start(request(), { subject: 'user4', authTime: 0 }).setCookie)
+    expect(sessions.find(request(third))).toBeDefined()
+    expect(sessions.find(request(fourth))).toBeDefined()
+    expect(sessions.find(request(users[0]))).toBeUndefined()
+  })
+
+  test('MUST cap the sessions not signed in of one address; other addresses keep theirs', () => {
+    const sessions = new SessionStore({ secure: false, maxAnonymousPerAddress: 2 })
+    const other = cookieOf(sessions.start(request(), undefined, 'ip:192.0.2.1').setCookie)
+    const mine = Array.from({ length: 5 }, () =>
+      cookieOf(sessions.start(request(), undefined, 'ip:203.0.113.9').setCookie),
+    )
+    expect(sessions.size).toBe(3)
+    expect(sessions.find(request(other))).toBeDefined()
+    expect(sessions.find(request(mine[4]))).toBeDefined()
+    expect(sessions.find(request(mine[3]))).toBeDefined()
+    expect(sessions.find(request(mine[2]))).toBeUndefined()
+    // Signing in takes a session out of its address's count.
+    sessions.start(request(mine[4]), { subject: 'ada', authTime: 0 })
+    sessions.start(request(), undefined, 'ip:203.0.113.9')
+    expect(sessions.find(request(mine[3]))).toBeDefined()
+  })
+
   test('readCookie finds one cookie among several', () => {
     expect(readCookie('a=1; session=abc; b=2', 'session')).toBe('abc')
     expect(readCookie('a=1', 'session')).toBeUndefined()

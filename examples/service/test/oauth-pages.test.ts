@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createService } from '../src/app.ts'
 import {
   Browser,
+  browserOrigin,
   codeFlowTokens,
   DEMO_SPA,
   hiddenField,
@@ -196,7 +197,16 @@ describe('the login page', () => {
         [...credentials, ['csrf', fields.csrf]],
         { cookie, 'sec-fetch-site': 'cross-site' },
       ],
-      ['Origin null', [...credentials, ['csrf', fields.csrf]], { cookie, origin: 'null' }],
+      [
+        'Origin null without Fetch Metadata',
+        [...credentials, ['csrf', fields.csrf]],
+        { cookie, origin: 'null' },
+      ],
+      [
+        'Origin null from another site',
+        [...credentials, ['csrf', fields.csrf]],
+        { cookie, origin: 'null', 'sec-fetch-site': 'same-site' },
+      ],
     ]
     for (const [name, form, headers] of cases) {
       const response = await post(form, headers)
@@ -209,6 +219,48 @@ describe('the login page', () => {
     expect(bare.status).toBe(400)
     expect(bare.headers.get('location')).toBeNull()
     await bare.body?.cancel()
+  })
+
+  test("MUST accept the POST a browser sends from the login page: the pages' Referrer-Policy keeps a same-origin Origin", async () => {
+    const { page } = await atLogin()
+    // Under no-referrer a browser would send Origin: null on the form's POST (Fetch §3.2).
+    expect(page.headers.get('referrer-policy')).toBe('same-origin')
+    expect(browserOrigin(base, page.headers.get('referrer-policy'), `${base}/login`)).toBe(
+      new URL(base).origin,
+    )
+    expect(browserOrigin(base, 'no-referrer', `${base}/login`)).toBe('null')
+  })
+
+  test('MUST accept Origin: null when the browser says Sec-Fetch-Site: same-origin (a page whose policy hides its origin)', async () => {
+    const { browser, fields } = await atLogin()
+    const response = await fetch(`${base}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: browser.jar.header(),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'null',
+        'sec-fetch-site': 'same-origin',
+      },
+      body: new URLSearchParams([
+        ['interaction', fields.interaction],
+        ['csrf', fields.csrf],
+        ['username', 'ada'],
+        ['password', 'lovelace'],
+      ]).toString(),
+    })
+    expect(response.status, await response.clone().text()).toBe(303)
+    expect(response.headers.get('location')).toMatch(/\/consent\?interaction=/)
+  })
+
+  test('GET /login again in the same browser reuses its session: no new cookie, the same CSRF token', async () => {
+    const { browser, loginUrl, fields } = await atLogin()
+    const before = browser.jar.setCookies.length
+    const again = await browser.get(loginUrl)
+    expect(again.status).toBe(200)
+    expect(again.headers.get('set-cookie')).toBeNull()
+    expect(browser.jar.setCookies).toHaveLength(before)
+    expect(hiddenField(await again.text(), 'csrf')).toBe(fields.csrf)
   })
 
   test('bad input is a 4xx page: an unknown interaction, a duplicated field, another media type, an oversized form', async () => {
@@ -498,4 +550,42 @@ test('no form sent to the pages makes them answer 500', async () => {
     ),
     { interruptAfterTimeLimit: 4000, numRuns: 300 },
   )
+})
+
+describe('login sessions per address, in process', () => {
+  test('one address opening login pages without cookies keeps at most 20 sessions; an unknown address is not capped', async () => {
+    const PUBLIC = 'https://api.example'
+    const open = async (service: ReturnType<typeof createService>) => {
+      const browser = new Browser(service)
+      const authorized = await browser.get(
+        `${PUBLIC}/authorize?${new URLSearchParams({
+          client_id: DEMO_SPA.id,
+          redirect_uri: DEMO_SPA.redirectUri,
+          response_type: 'code',
+          scope: 'openid',
+          state: 'state-1',
+          nonce: 'nonce-1',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        })}`,
+      )
+      const login = authorized.headers.get('location') ?? ''
+      expect((await browser.get(login)).status).toBe(200)
+      return { browser, login }
+    }
+    const rateLimits = [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }]
+    for (const [clientAddress, kept] of [
+      [() => '198.51.100.7', 20],
+      [() => undefined, 21],
+    ] as const) {
+      const service = createService({ publicUrl: PUBLIC, rateLimits, clientAddress })
+      const browsers = []
+      for (let i = 0; i < 21; i++) browsers.push(await open(service))
+      // The first browser's session is gone when the address is capped: its login page
+      // starts a new one (a new Set-Cookie); otherwise it is still there.
+      const { browser, login } = browsers[0] as { browser: Browser; login: string }
+      const again = await browser.get(login)
+      expect(again.headers.get('set-cookie') !== null, String(kept)).toBe(kept === 20)
+    }
+  })
 })

@@ -6,10 +6,13 @@ import { BodyReadError, readRequestBody } from '@api-blocks/core'
 /** Why a form was refused, and the status to answer. */
 export class FormError extends Error {
   readonly status: number
+  /** Extra response headers (Retry-After of a 429 or 503). */
+  readonly headers: Record<string, string>
 
-  constructor(status: number, message: string) {
+  constructor(status: number, message: string, headers: Record<string, string> = {}) {
     super(message)
     this.status = status
+    this.headers = headers
   }
 }
 
@@ -17,6 +20,11 @@ export class FormError extends Error {
  * Refuses a cross-site POST: `Sec-Fetch-Site` (Fetch Metadata) other than `same-origin`, or an
  * `Origin` other than the service's. Both are absent from clients that are not browsers, which
  * the CSRF token covers; browsers send at least one of them on every POST.
+ *
+ * `Origin: null` is what a browser sends for a POST from a page whose referrer policy hides its
+ * origin (no-referrer, or an https page posting to http; Fetch §3.2 "serializing a request
+ * origin"), but also what a sandboxed frame or a data: URL sends. It passes only with
+ * `Sec-Fetch-Site: same-origin`, which the browser computes itself and no page can set.
  */
 export function checkSameOrigin(request: Request, publicOrigin: string): void {
   const site = request.headers.get('sec-fetch-site')
@@ -24,6 +32,7 @@ export function checkSameOrigin(request: Request, publicOrigin: string): void {
     throw new FormError(403, 'This form must be sent from this site.')
   }
   const origin = request.headers.get('origin')
+  if (origin === 'null' && site === 'same-origin') return
   if (origin !== null && origin !== publicOrigin) {
     throw new FormError(403, 'This form must be sent from this site.')
   }

@@ -57,7 +57,10 @@ function pageHeaders(formTargets: readonly string[] = []): Record<string, string
     'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; form-action ${targets}; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` on the
+    // form's POST (Fetch §3.2 "serializing a request origin"), so the same-origin check could
+    // not tell the login form from a forged one. No referrer leaves for other sites either way.
+    'referrer-policy': 'same-origin',
     'cache-control': 'no-store',
   }
 }

@@ -6,14 +6,17 @@
 import type { Handler } from '@api-blocks/http'
 import { methods } from '@api-blocks/http'
 import type { AuthorizationServer, InteractionDetails } from '@api-blocks/oauth'
+import { rateLimitKey } from '@api-blocks/rate-limit'
 import type { UserDirectory } from './accounts.ts'
 import { API_SCOPES, OIDC_SCOPES } from './accounts.ts'
 import { checkSameOrigin, FormError, field, readForm } from './forms.ts'
 import type { Raw } from './html.ts'
 import { html, page, seeOther } from './html.ts'
-import { verifyPassword } from './passwords.ts'
+import type { PasswordChecker } from './passwords.ts'
+import { PasswordCheckBusyError } from './passwords.ts'
 import type { Session, SessionStore } from './session.ts'
 import { csrfMatches } from './session.ts'
+import type { LoginThrottle } from './throttle.ts'
 
 /**
  * What the pages need of the authorisation server (a part of @api-blocks/oauth's). Each call
@@ -30,6 +33,10 @@ export interface AuthPagesOptions {
   server: InteractionHost
   users: UserDirectory
   sessions: SessionStore
+  /** Checks passwords, a few at a time (its parameters hide which names exist). */
+  passwords: PasswordChecker
+  /** Failed sign-ins per user name, with a growing lock. */
+  throttle: LoginThrottle
   /** The service's public URL (the issuer): the pages' links and the Origin POSTs must carry. */
   publicUrl: string
   clock: () => number
@@ -41,11 +48,18 @@ const MAX_ID = 200
 
 /** The `/login` and `/consent` routes. */
 export function authPages(options: AuthPagesOptions): Record<string, Handler> {
-  const { server, users, sessions, publicUrl, clock } = options
+  const { server, users, sessions, passwords, throttle, publicUrl, clock } = options
   const maxFormBytes = options.maxFormBytes ?? 8 * 1024
   const origin = new URL(publicUrl).origin
   const loginUrl = (id: string) => `${publicUrl}/login?interaction=${encodeURIComponent(id)}`
   const consentUrl = (id: string) => `${publicUrl}/consent?interaction=${encodeURIComponent(id)}`
+
+  // The client address as the rate limit keys it (IPv6 masked to /56); none when it is unknown
+  // (every browser would then share one address's few sessions).
+  const addressOf = async (request: Request): Promise<string | undefined> => {
+    const key = await rateLimitKey(request, { principal: null })
+    return key === 'ip:unknown' ? undefined : key
+  }
 
   const interactionParam = (request: Request): string => {
     const values = new URL(request.url).searchParams.getAll('interaction')
@@ -107,9 +121,11 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
     // A live session is kept (one signed in too long ago for max_age stays signed in for other
     // clients until the user signs in again); a new one only when there is none. Signing in
     // starts a new one anyway (fixation).
+    // One address holds a bounded number of sessions not signed in (session.ts): a flood of
+    // login pages from one place pushes out its own, never other users'.
     const { session, setCookie } = current
       ? { session: current, setCookie: undefined }
-      : sessions.start(request)
+      : sessions.start(request, undefined, await addressOf(request))
     // OpenID Connect Core §3.1.2.1: login_hint prefills the user name (the user may change it).
     const hint = interaction.loginHint
     return page(
@@ -129,7 +145,7 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
     const session = sessions.find(request)
     if (!session || !csrfMatches(session, form.get('csrf'))) {
       // No session (cookies off, or it expired) or a forged form: a fresh form to try again.
-      const fresh = sessions.start(request)
+      const fresh = sessions.start(request, undefined, await addressOf(request))
       return page(
         'Sign in',
         loginForm(id, fresh.session, nameOf(interaction.client), {
@@ -139,8 +155,31 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
       )
     }
     const username = field(form, 'username', 64)
+    const password = field(form, 'password', 1024)
+    // A name locked after repeated failures (throttle.ts) is not checked at all; the wording is
+    // the same for every name, known or not.
+    const wait = throttle.retryAfter(username)
+    if (wait !== undefined) {
+      throw new FormError(429, 'Too many failed sign-ins. Please wait and try again later.', {
+        'retry-after': String(wait),
+      })
+    }
     const user = users.byUsername(username)
-    const valid = await verifyPassword(user?.passwordHash, field(form, 'password', 1024))
+    let valid: boolean
+    try {
+      valid = await passwords.verify(user?.passwordHash, password, request.signal)
+    } catch (error) {
+      if (error instanceof PasswordCheckBusyError) {
+        throw new FormError(503, 'Too many sign-ins at once. Please try again in a moment.', {
+          'retry-after': '1',
+        })
+      }
+      // The browser went away while the check waited for its turn: no one reads this answer.
+      if (request.signal.aborted) throw new FormError(400, 'The request was cancelled.')
+      throw error
+    }
+    if (!user || !valid) throttle.failed(username)
+    else throttle.succeeded(username)
     if (!user || !valid) {
       // One message for an unknown name and a wrong password: the page says nothing about
       // which names exist.
@@ -230,6 +269,7 @@ ${extra.error ? html`<p class="error" role="alert" id="login-error">${extra.erro
         if (!(error instanceof FormError)) throw error
         return page('Something went wrong', html`<p role="alert">${error.message}</p>`, {
           status: error.status,
+          headers: error.headers,
         })
       }
     }

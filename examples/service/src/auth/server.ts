@@ -17,7 +17,11 @@ import {
   UserDirectory,
 } from './accounts.ts'
 import { authPages } from './pages.ts'
+import type { Deriver } from './passwords.ts'
+import { PasswordChecker } from './passwords.ts'
 import { SessionStore } from './session.ts'
+import type { LoginThrottleOptions } from './throttle.ts'
+import { LoginThrottle } from './throttle.ts'
 
 /** How the service's authorisation server is set up; every member has a default. */
 export interface OAuthOptions {
@@ -51,6 +55,14 @@ export interface OAuthOptions {
   introspectionTimeoutMs?: number
   /** Browser sessions of the login pages kept at most (default 10,000). */
   maxSessions?: number
+  /**
+   * Password checks of POST /login: at most `maxConcurrent` scrypt derivations at once (default
+   * 2) and `maxQueued` waiting (default 8; one more is a 503). `derive` replaces Node's scrypt
+   * (tests count concurrent derivations with it).
+   */
+  passwordChecks?: { maxConcurrent?: number; maxQueued?: number; derive?: Deriver }
+  /** Failed sign-ins per user name before and between locks (src/auth/throttle.ts). */
+  loginThrottle?: Omit<LoginThrottleOptions, 'clock'>
 }
 
 /** The path of the API every token is for (the audience). */
@@ -134,6 +146,11 @@ export function createOAuth(
       clock,
       ...(options.maxSessions ? { maxSessions: options.maxSessions } : {}),
     }),
+    passwords: new PasswordChecker({
+      storedHashes: [...(options.users ?? DEMO_USERS)].map((user) => user.passwordHash),
+      ...options.passwordChecks,
+    }),
+    throttle: new LoginThrottle({ ...options.loginThrottle, clock }),
     publicUrl,
     clock,
   })

@@ -27,8 +27,16 @@ export interface SessionStoreOptions {
   secure: boolean
   /** How long a session lives, in seconds (default 1 hour); the cookie's Max-Age. */
   ttlSeconds?: number
-  /** The most sessions kept; past it the oldest go (default 10,000). */
+  /**
+   * The most sessions kept (default 10,000); past it the oldest go, those not signed in first,
+   * so a flood of fresh login pages cannot push out the sessions of signed-in users.
+   */
   maxSessions?: number
+  /**
+   * The most sessions not signed in per client address (default 20); past it the address's
+   * oldest goes. Signed-in sessions are not counted.
+   */
+  maxAnonymousPerAddress?: number
   clock?: () => number
   random?: (bytes: number) => Uint8Array
 }
@@ -37,9 +45,15 @@ const digest = (id: string) => createHash('sha256').update(id).digest('base64url
 
 /** Sessions in memory, bounded in number and time. */
 export class SessionStore {
-  readonly #sessions = new Map<string, Session>()
+  // Two maps, each in insertion order (oldest first): sessions not signed in, and signed in.
+  readonly #anonymous = new Map<string, Session>()
+  readonly #signedIn = new Map<string, Session>()
+  /** The address each anonymous session was started from, and each address's sessions. */
+  readonly #addressOf = new Map<string, string>()
+  readonly #byAddress = new Map<string, string[]>()
   readonly #ttlMs: number
   readonly #max: number
+  readonly #maxPerAddress: number
   readonly #clock: () => number
   readonly #random: (bytes: number) => Uint8Array
   /** The cookie's name: `__Host-` on https, so no subdomain or path can set or shadow it. */
@@ -49,6 +63,7 @@ export class SessionStore {
   constructor(options: SessionStoreOptions) {
     this.#ttlMs = (options.ttlSeconds ?? 3600) * 1000
     this.#max = options.maxSessions ?? 10_000
+    this.#maxPerAddress = options.maxAnonymousPerAddress ?? 20
     this.#clock = options.clock ?? Date.now
     this.#random = options.random ?? ((bytes) => randomBytes(bytes))
     this.cookieName = options.secure ? '__Host-session' : 'session'
@@ -64,10 +79,10 @@ export class SessionStore {
     const id = readCookie(request.headers.get('cookie'), this.cookieName)
     if (id === undefined || id.length > 100) return undefined
     const key = digest(id)
-    const session = this.#sessions.get(key)
+    const session = this.#anonymous.get(key) ?? this.#signedIn.get(key)
     if (!session) return undefined
     if (session.expiresAt <= this.#clock()) {
-      this.#sessions.delete(key)
+      this.#delete(key)
       return undefined
     }
     return session
@@ -76,44 +91,80 @@ export class SessionStore {
   /**
    * Starts a new session (a new id, a new CSRF token) and answers the Set-Cookie field value.
    * Called on the first page, and again when the user signs in, so an id planted before the
-   * login is worth nothing after it (session fixation).
+   * login is worth nothing after it (session fixation). `address` (the client's, as the rate
+   * limit keys it) bounds the sessions not signed in that one address holds.
    */
   start(
     request: Request,
     user?: { subject: string; authTime: number; signedInFor?: string },
+    address?: string,
   ): { session: Session; setCookie: string } {
     const previous = readCookie(request.headers.get('cookie'), this.cookieName)
-    if (previous !== undefined) this.#sessions.delete(digest(previous))
+    if (previous !== undefined) this.#delete(digest(previous))
     this.#sweep()
     const id = this.#token()
+    const key = digest(id)
     const session: Session = {
       csrf: this.#token(),
       ...(user ? { subject: user.subject, authTime: user.authTime } : {}),
       ...(user?.signedInFor !== undefined ? { signedInFor: user.signedInFor } : {}),
       expiresAt: this.#clock() + this.#ttlMs,
     }
-    this.#sessions.set(digest(id), session)
+    if (user) {
+      this.#signedIn.set(key, session)
+    } else {
+      this.#anonymous.set(key, session)
+      if (address !== undefined) {
+        const keys = this.#byAddress.get(address) ?? []
+        keys.push(key)
+        this.#byAddress.set(address, keys)
+        this.#addressOf.set(key, address)
+        while (keys.length > this.#maxPerAddress) this.#delete(keys[0] as string)
+      }
+    }
     return { session, setCookie: `${this.cookieName}=${id}; ${this.#attributes}` }
   }
 
   /** Ends the session the request names. */
   end(request: Request): void {
     const id = readCookie(request.headers.get('cookie'), this.cookieName)
-    if (id !== undefined) this.#sessions.delete(digest(id))
+    if (id !== undefined) this.#delete(digest(id))
   }
 
-  /** Expired sessions go; past the bound, the oldest (the map keeps insertion order). */
+  #delete(key: string): void {
+    this.#signedIn.delete(key)
+    if (!this.#anonymous.delete(key)) return
+    const address = this.#addressOf.get(key)
+    if (address === undefined) return
+    this.#addressOf.delete(key)
+    const keys = this.#byAddress.get(address) ?? []
+    const index = keys.indexOf(key)
+    if (index >= 0) keys.splice(index, 1)
+    if (keys.length === 0) this.#byAddress.delete(address)
+  }
+
+  /**
+   * Expired sessions go (the oldest of each map first: one lifetime for all); past the bound,
+   * the oldest not signed in, and only when there is none the oldest signed in.
+   */
   #sweep(): void {
     const now = this.#clock()
-    for (const [key, session] of this.#sessions) {
-      if (this.#sessions.size < this.#max && session.expiresAt > now) break
-      this.#sessions.delete(key)
+    for (const map of [this.#anonymous, this.#signedIn]) {
+      for (const [key, session] of map) {
+        if (session.expiresAt > now) break
+        this.#delete(key)
+      }
+    }
+    while (this.size >= this.#max) {
+      const oldest = this.#anonymous.keys().next().value ?? this.#signedIn.keys().next().value
+      if (oldest === undefined) break
+      this.#delete(oldest)
     }
   }
 
   /** How many sessions are kept (for tests of the bound). */
   get size(): number {
-    return this.#sessions.size
+    return this.#anonymous.size + this.#signedIn.size
   }
 }
 
