@@ -23,6 +23,9 @@ import { reuseCases } from './reuse-cases.ts'
 import { rotationCases } from './rotation-cases.ts'
 import { tokenCases } from './token-cases.ts'
 
+export type { AuthorizationServerConformanceOptions } from './server-suite.ts'
+export { runAuthorizationServerConformance } from './server-suite.ts'
+
 /**
  * Options of {@link runOAuthStoreConformance}.
  *
