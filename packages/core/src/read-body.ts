@@ -297,7 +297,7 @@ export async function readRequestBody(
  * the bytes, or `undefined` to be read as a stream. A Request without it reads as a stream.
  *
  * `npm run bench -- oauth`: the token endpoint's 50-byte form, where building the stream, its
- * reader and the Response around it cost a fifth of reading the form.
+ * reader and the Response around it were about a third of reading the form.
  */
 const READ_WHOLE: unique symbol = Symbol.for('api-blocks.read-whole-body') as never
 
