@@ -186,4 +186,37 @@ describe('readRequestBody', () => {
     const tooBig = new Held('https://api.example/', { method: 'POST', body: 'kept' })
     expect(await codeOf(readRequestBody(tooBig, { maxBytes: 3 }))).toBe('BODY_TOO_LARGE 413')
   })
+
+  test('a Request that reads its own body whole is read so, within the limit, failures mapped', async () => {
+    // The hook of the node adapter's lightweight request (tested against node:http there).
+    const READ_WHOLE = Symbol.for('api-blocks.read-whole-body')
+    class Own extends Request {
+      asked: number[] = []
+      answer: () => Promise<unknown> | undefined = () => Promise.resolve(bytes('own'))
+    }
+    Object.defineProperty(Own.prototype, READ_WHOLE, {
+      value(this: Own, maxBytes: number) {
+        this.asked.push(maxBytes)
+        return this.answer()
+      },
+    })
+    const make = () => new Own('https://api.example/', { method: 'POST', body: 'stream' })
+    const own = make()
+    expect(await readRequestBody(own, { maxBytes: 10 })).toEqual(bytes('own'))
+    expect(own.asked).toEqual([10])
+    // The limit still holds over what the hook gives.
+    const over = make()
+    expect(await codeOf(readRequestBody(over, { maxBytes: 2 }))).toBe('BODY_TOO_LARGE 413')
+    // A failure of its own stands; any other is BODY_UNREADABLE.
+    const failing = make()
+    failing.answer = () => Promise.reject(new BodyReadError('BODY_TOO_LARGE', 'x', 1))
+    expect(await codeOf(readRequestBody(failing, { maxBytes: 10 }))).toBe('BODY_TOO_LARGE 413')
+    const broken = make()
+    broken.answer = () => Promise.reject(new Error('reset'))
+    expect(await codeOf(readRequestBody(broken, { maxBytes: 10 }))).toBe('BODY_UNREADABLE 400')
+    // Declined: the stream is read as usual.
+    const declined = make()
+    declined.answer = () => undefined
+    expect(await readRequestBody(declined, { maxBytes: 10 })).toEqual(bytes('stream'))
+  })
 })

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { finished } from 'node:stream/promises'
 import { NodeAdapterError } from '../errors.ts'
@@ -235,6 +236,89 @@ export function incomingBody(
 ): ReadableStream<Uint8Array> {
   return new IncomingBody(req, res).stream
 }
+
+/**
+ * The whole body of an IncomingMessage framed by a Content-Length, read straight from it
+ * without a web stream: what a handler reading the body whole (`arrayBuffer()`, `text()`,
+ * core's `readRequestBody`) pays for on every request, a `ReadableStream`, its reader and a
+ * native Response around it, otherwise. `undefined` (read the stream then) when the message
+ * has no Content-Length, one over `maxBytes`, or something else has started reading it.
+ * node:http never delivers more than the Content-Length, so the bytes held are at most that;
+ * the failures are the stream's ({@link IncomingBody}): `REQUEST_ABORTED` when the connection
+ * breaks or the response is sent before the body ended (the rest then discarded).
+ *
+ * `npm run bench -- oauth`, `POST /token` and its 50-byte form: the stream and the Response
+ * were about a third of reading the form; in process, reading it went from 12.2 to 4.6 µs.
+ */
+export function readIncomingBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+): Promise<Uint8Array> | undefined {
+  const declared = req.headers['content-length']
+  if (
+    declared === undefined ||
+    !(Number(declared) <= maxBytes) ||
+    req.headers['transfer-encoding'] !== undefined ||
+    req.readableDidRead ||
+    req.readableEnded ||
+    req.listenerCount('readable') > 0 ||
+    req.listenerCount('data') > 0
+  ) {
+    return undefined
+  }
+  // Usually the whole of a small body came with the header section: no listener at all.
+  if (req.complete) {
+    const bytes = req.readableLength > 0 ? (req.read(req.readableLength) as Buffer) : EMPTY
+    endMessage(req)
+    return Promise.resolve(bytes)
+  }
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let length = 0
+    const settle = (): void => {
+      req.off('readable', onReadable)
+      req.off('error', onError)
+      req.off('close', onClose)
+      res.off('finish', onResponseFinish)
+    }
+    const onReadable = (): void => {
+      const buffered = req.readableLength
+      if (buffered > 0) {
+        // Exactly the buffered length: reading past it would make the message emit 'end'.
+        const chunk = req.read(buffered) as Buffer
+        chunks.push(chunk)
+        length += chunk.byteLength
+      }
+      if (!req.complete) return
+      settle()
+      endMessage(req)
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length))
+    }
+    const onError = (error: Error): void => {
+      settle()
+      reject(
+        new NodeAdapterError('REQUEST_ABORTED', 'The request body was interrupted.', {
+          cause: error,
+        }),
+      )
+    }
+    const onClose = (): void => {
+      if (!req.complete) onError(new Error('The connection closed before the request body ended.'))
+    }
+    const onResponseFinish = (): void => {
+      settle()
+      reject(new NodeAdapterError('REQUEST_ABORTED', 'The response was already sent.'))
+      discard(req)
+    }
+    req.on('readable', onReadable)
+    req.on('error', onError)
+    req.on('close', onClose)
+    res.on('finish', onResponseFinish)
+  })
+}
+
+const EMPTY: Uint8Array = new Uint8Array(0)
 
 // A message read to its end but not past it: one more read lets it emit 'end' (and close).
 function endMessage(req: IncomingMessage): void {

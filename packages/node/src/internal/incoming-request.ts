@@ -11,7 +11,7 @@ import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defineBodySlots } from '@api-blocks/core'
 import { isDisturbed } from './disturbed.ts'
-import { incomingBody } from './incoming-body.ts'
+import { incomingBody, readIncomingBody } from './incoming-body.ts'
 import { NativeRequest, NativeResponse } from './native.ts'
 
 /**
@@ -24,6 +24,9 @@ let rebodyIncomingRequest: (request: unknown, body: Uint8Array) => IncomingReque
 let toNativeRequest: (request: unknown, withBody: boolean) => Request | undefined
 let wholeBodyOf: (request: IncomingRequest) => Uint8Array | undefined
 let restoreBodyOf: (request: IncomingRequest, bytes: Uint8Array) => boolean
+let readIncomingOf: (request: IncomingRequest, maxBytes: number) => Promise<Uint8Array> | undefined
+
+const EMPTY: Uint8Array = new Uint8Array(0)
 
 const utf8 = new TextDecoder()
 
@@ -76,7 +79,10 @@ export class IncomingRequest {
 
   get body(): ReadableStream<Uint8Array> | null {
     if (this.#body === undefined) {
-      this.#body = hasNoBody(this.#method) ? null : bodyStream(this.#req, this.#res, this.#source)
+      this.#body = hasNoBody(this.#method)
+        ? null
+        : // Read whole already (perhaps straight from the IncomingMessage): a stream of its own.
+          bodyStream(this.#req, this.#res, this.#consumed ? EMPTY : this.#source)
       // Read whole already: the stream reads as used, as the native one would.
       if (this.#consumed && this.#body !== null) void this.#body.getReader().read()
     }
@@ -130,6 +136,8 @@ export class IncomingRequest {
   arrayBuffer(): Promise<ArrayBuffer> {
     const whole = this.#takeWhole()
     if (whole !== undefined) return Promise.resolve(new Uint8Array(whole).buffer)
+    const read = this.#readIncoming()
+    if (read !== undefined) return read.then((bytes) => new Uint8Array(bytes).buffer)
     return this.#consume((body) => body.arrayBuffer())
   }
 
@@ -146,6 +154,8 @@ export class IncomingRequest {
         this.#owned && whole.byteOffset === 0 && whole.byteLength === whole.buffer.byteLength
       return Promise.resolve(own ? whole : new Uint8Array(whole))
     }
+    const read = this.#readIncoming()
+    if (read !== undefined) return read.then((bytes) => new Uint8Array(bytes))
     return this.#consume((body) => body.bytes())
   }
 
@@ -162,12 +172,16 @@ export class IncomingRequest {
         return Promise.reject(error)
       }
     }
+    const read = this.#readIncoming()
+    if (read !== undefined) return read.then((bytes) => JSON.parse(utf8.decode(bytes)))
     return this.#consume((body) => body.json())
   }
 
   text(): Promise<string> {
     const whole = this.#takeWhole()
     if (whole !== undefined) return Promise.resolve(utf8.decode(whole))
+    const read = this.#readIncoming()
+    if (read !== undefined) return read.then((bytes) => utf8.decode(bytes))
     return this.#consume((body) => body.text())
   }
 
@@ -179,6 +193,24 @@ export class IncomingRequest {
     if (whole === undefined) return undefined
     this.#consumed = true
     return whole as Uint8Array<ArrayBuffer>
+  }
+
+  // The body read whole straight from the IncomingMessage, without the stream, the native
+  // Response and the Headers that reading through them costs (see readIncomingBody): when it
+  // has a Content-Length and nothing read it yet. Marks the body used. The bytes may be a
+  // view into Node's Buffer pool: the body methods copy them out.
+  #readIncoming(maxBytes = Number.POSITIVE_INFINITY): Promise<Uint8Array> | undefined {
+    if (
+      this.#source !== undefined ||
+      this.#body !== undefined ||
+      this.#consumed ||
+      hasNoBody(this.#method)
+    ) {
+      return undefined
+    }
+    const read = readIncomingBody(this.#req, this.#res, maxBytes)
+    if (read !== undefined) this.#consumed = true
+    return read
   }
 
   // The Body mixin's readers, borrowed from a native Response over the same stream: same
@@ -235,6 +267,7 @@ export class IncomingRequest {
       request.#owned = true
       return true
     }
+    readIncomingOf = (request, maxBytes) => request.#readIncoming(maxBytes)
     rebodyIncomingRequest = (request, body) => {
       if (typeof request !== 'object' || request === null || !(#url in request)) return undefined
       // GET and HEAD cannot have a body: the native constructor throws the TypeError Fetch asks for.
@@ -285,6 +318,19 @@ defineBodySlots(IncomingRequest.prototype, {
   restoreBody(this: IncomingRequest, bytes: Uint8Array) {
     return restoreBodyOf(this, bytes)
   },
+})
+
+// The read-whole hand-off of core's `readRequestBody` (the symbol is core's, shared through the
+// global symbol registry as the slots above are): a body framed by a Content-Length within the
+// limit, read straight from the IncomingMessage (see readIncomingBody). Core checked the
+// Content-Length against the limit before; node:http delivers no more than it. `undefined`
+// sends core down the stream.
+// `npm run bench -- oauth` (`POST /token`, a 50-byte form): see docs/benchmarks.md, issue 14.
+Object.defineProperty(IncomingRequest.prototype, Symbol.for('api-blocks.read-whole-body'), {
+  value(this: IncomingRequest, maxBytes: number): Promise<Uint8Array> | undefined {
+    return readIncomingOf(this, maxBytes)
+  },
+  configurable: true,
 })
 
 /**
