@@ -27,6 +27,7 @@ export {
   defineBodySlots,
   handOnParsedJson,
   headerFieldsOf,
+  readWholeBody,
   restoreBody,
   takeParsedJson,
   wholeBodyOf,

@@ -188,14 +188,14 @@ describe('readRequestBody', () => {
   })
 
   test('a Request that reads its own body whole is read so, within the limit, failures mapped', async () => {
-    // The hook of the node adapter's lightweight request (tested against node:http there).
-    const READ_WHOLE = Symbol.for('api-blocks.read-whole-body')
+    // The readWholeBody slot of the node adapter's lightweight request (tested against
+    // node:http there).
     class Own extends Request {
       asked: number[] = []
-      answer: () => Promise<unknown> | undefined = () => Promise.resolve(bytes('own'))
+      answer: () => Promise<Uint8Array> | undefined = () => Promise.resolve(bytes('own'))
     }
-    Object.defineProperty(Own.prototype, READ_WHOLE, {
-      value(this: Own, maxBytes: number) {
+    defineBodySlots(Own.prototype, {
+      readWholeBody(this: Own, maxBytes: number) {
         this.asked.push(maxBytes)
         return this.answer()
       },

@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { wholeBodyOf } from './body-slots.ts'
+import { readWholeBody, wholeBodyOf } from './body-slots.ts'
 import { ApiBlocksError } from './error.ts'
 
 /**
@@ -280,32 +280,13 @@ export async function readRequestBody(
     if (whole.byteLength > maxBytes) return refuse(tooLarge(maxBytes))
     return consume ? await request.bytes() : whole
   }
-  const own = readWholeOf(request, maxBytes)
+  const own = readWholeBody(request, maxBytes)
   if (own !== undefined) return readOwn(own, maxBytes)
   if (request.bodyUsed) {
     throw new BodyReadError('BODY_ALREADY_READ', 'The request body was already read.', maxBytes)
   }
   if (request.body === null) return new Uint8Array(0)
   return readStream(request.body, maxBytes)
-}
-
-/**
- * A Request that reads its own body whole without a stream: the node adapter's lightweight
- * request, framed by a Content-Length already checked against the limit, reads it straight
- * from node:http's message. Internal to api-blocks: the provider defines a method under this
- * global symbol (shared through the registry, so two copies of this package agree) answering
- * the bytes, or `undefined` to be read as a stream. A Request without it reads as a stream.
- *
- * `npm run bench -- oauth`: the token endpoint's 50-byte form, where building the stream, its
- * reader and the Response around it were about a third of reading the form.
- */
-const READ_WHOLE: unique symbol = Symbol.for('api-blocks.read-whole-body') as never
-
-function readWholeOf(request: Request, maxBytes: number): Promise<Uint8Array> | undefined {
-  const read = (request as { readonly [READ_WHOLE]?: unknown })[READ_WHOLE]
-  if (typeof read !== 'function') return undefined
-  const bytes: unknown = read.call(request, maxBytes)
-  return bytes instanceof Promise ? bytes : undefined
 }
 
 /** The limit and the failures as {@link readStream} has them. */

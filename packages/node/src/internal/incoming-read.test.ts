@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type BodyReadError, readRequestBody } from '@api-blocks/core'
+import { type BodyReadError, readRequestBody, readWholeBody } from '@api-blocks/core'
 import { afterEach, expect, test } from 'vitest'
 import type { Listening } from '../../test/start.ts'
 import { listen } from '../../test/start.ts'
@@ -14,8 +14,6 @@ import { installLightweightGlobals } from '../lightweight.ts'
 import { IncomingRequest } from './incoming-request.ts'
 
 installLightweightGlobals()
-
-const READ_WHOLE = Symbol.for('api-blocks.read-whole-body')
 
 let running: Listening | undefined
 afterEach(async () => {
@@ -102,9 +100,8 @@ test('a body arriving in pieces after the header section is read whole', async (
 
 test('readRequestBody takes the direct read within the limit, and answers the bytes', async () => {
   running = await capture(async (request) => {
-    const direct = (request as unknown as Record<symbol, (max: number) => unknown>)[READ_WHOLE]!
     // Over the limit or without a Content-Length the slot declines: core reads the stream.
-    const declined = direct.call(request, 3) === undefined
+    const declined = readWholeBody(request, 3) === undefined
     const bytes = await readRequestBody(request, { maxBytes: 64 })
     return { declined, text: Buffer.from(bytes).toString(), used: request.bodyUsed }
   })
@@ -123,8 +120,7 @@ test('MUST refuse a Content-Length over the limit with 413 before reading (RFC 9
 
 test('the plain path: a chunked body is read through the stream, within the limit', async () => {
   running = await capture(async (request) => {
-    const direct = (request as unknown as Record<symbol, (max: number) => unknown>)[READ_WHOLE]!
-    const declined = direct.call(request, 1024) === undefined
+    const declined = readWholeBody(request, 1024) === undefined
     const bytes = await readRequestBody(request, { maxBytes: 8 }).catch(
       (error: unknown) => (error as BodyReadError).code,
     )

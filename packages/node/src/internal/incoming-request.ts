@@ -318,19 +318,13 @@ defineBodySlots(IncomingRequest.prototype, {
   restoreBody(this: IncomingRequest, bytes: Uint8Array) {
     return restoreBodyOf(this, bytes)
   },
-})
-
-// The read-whole hand-off of core's `readRequestBody` (the symbol is core's, shared through the
-// global symbol registry as the slots above are): a body framed by a Content-Length within the
-// limit, read straight from the IncomingMessage (see readIncomingBody). Core checked the
-// Content-Length against the limit before; node:http delivers no more than it. `undefined`
-// sends core down the stream.
-// `npm run bench -- oauth` (`POST /token`, a 50-byte form): see docs/benchmarks.md, issue 14.
-Object.defineProperty(IncomingRequest.prototype, Symbol.for('api-blocks.read-whole-body'), {
-  value(this: IncomingRequest, maxBytes: number): Promise<Uint8Array> | undefined {
+  // core's readRequestBody, below its Content-Length check: a body framed by a Content-Length
+  // within the limit, read straight from the IncomingMessage (see readIncomingBody); node:http
+  // delivers no more than it. `undefined` sends core down the stream.
+  // `npm run bench -- oauth` (`POST /token`, a 50-byte form): see docs/benchmarks.md, issue 14.
+  readWholeBody(this: IncomingRequest, maxBytes: number) {
     return readIncomingOf(this, maxBytes)
   },
-  configurable: true,
 })
 
 /**
