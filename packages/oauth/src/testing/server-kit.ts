@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { encodeBase64 } from '@api-blocks/core'
 import { hashClientSecret } from '../clients.ts'
 import type { OAuthEvent } from '../events.ts'
 import type { AuthorizationServerOptions } from '../options.ts'
@@ -162,7 +163,7 @@ export async function obtainCode(
 /** An Authorization field of HTTP Basic client credentials (RFC 6749 §2.3.1: form-encoded first). */
 export function basic(id: string, secret: string): string {
   const encode = (text: string) => encodeURIComponent(text).replace(/%20/g, '+')
-  return `Basic ${btoa(`${encode(id)}:${encode(secret)}`)}`
+  return `Basic ${encodeBase64(new TextEncoder().encode(`${encode(id)}:${encode(secret)}`))}`
 }
 
 /** A POST form request to `path`. */
