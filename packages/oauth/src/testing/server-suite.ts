@@ -4,12 +4,14 @@
  * whole protocol, not only its own contract. It holds the RFC 9700 attack table (as data), the
  * code flow with PKCE, a replayed code revoking what it issued, refresh-token rotation and reuse
  * detection (concurrent refreshes too), client credentials, and the revocation (RFC 7009) and
- * introspection (RFC 7662) examples of the RFCs.
+ * introspection (RFC 7662) examples of the RFCs, and a recording of every store call showing
+ * that no code, token, PKCE verifier or client secret reaches the store in the clear.
  *
  * @module
  */
 import { describe, test } from 'vitest'
 import type { OAuthStore } from '../store.ts'
+import { atRestCases } from './at-rest-cases.ts'
 import { pageAttackCases, redirectedAttackCases } from './authorize-attack-cases.ts'
 import { flowCases, refreshCases } from './flow-cases.ts'
 import type { MakeServer } from './server-context.ts'
@@ -89,5 +91,6 @@ export function runAuthorizationServerConformance(
     describe('attacks answered with an error page (RFC 6749 §4.1.2.1)', () =>
       pageAttackCases(context))
     describe('attacks at the token endpoint', () => tokenAttackCases(context))
+    describe('secrets at rest: only hashes reach the store', () => atRestCases(context))
   })
 }
