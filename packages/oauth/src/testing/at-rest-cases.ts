@@ -5,8 +5,8 @@
  * the store, nor anything the store answered, may hold an issued access token, refresh token,
  * ID token, authorization code, PKCE verifier or client secret. Codes and tokens reach a store
  * only as keyed hashes (HMAC-SHA-256 under the token key), client secrets only as SHA-256
- * hashes (RFC 9700 §4.14.2 asks refresh tokens be protected at rest; RFC 6819 §5.1.4.1.3:
- * "no cleartext storage of credentials"), so a leaked store yields no usable credential.
+ * hashes (RFC 6819 §5.1.4.1.3, "No Cleartext Storage of Credentials"), so a leaked store
+ * yields no usable credential.
  *
  * @module
  */
