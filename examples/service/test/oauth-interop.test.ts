@@ -6,67 +6,26 @@
 // REDIS_URL / DATABASE_URL are set.
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { StoreEnvironment } from '../src/stores.ts'
 import { apiFetch, basic, DEMO_BACKEND, DEMO_SPA, throughPages } from './oauth-client.ts'
 import type { RunningService } from './serve-on-stores.ts'
 import { serveOnStores } from './serve-on-stores.ts'
+import { serveOnStoreRun, storeRuns, storeRunTitle } from './store-runs.ts'
 
-const redisUrl = process.env['REDIS_URL']
-const databaseUrl = process.env['DATABASE_URL']
 const http = { [oauth.allowInsecureRequests]: true } as const
 const spa: oauth.Client = { client_id: DEMO_SPA.id }
 const backend: oauth.Client = { client_id: DEMO_BACKEND.id }
 const backendAuth = oauth.ClientSecretBasic(DEMO_BACKEND.secret)
 
-/** The stores the suite runs on: memory always, Redis and PostgreSQL when configured. */
-const runs: {
-  name: string
-  /** The class of the OAuth store openStores picks (none: the service's memory default). */
-  store?: string
-  env: () => Promise<StoreEnvironment & { cleanup?: () => Promise<void> }>
-  skip?: string
-}[] = [
-  { name: 'memory', env: async () => ({}) },
-  {
-    name: 'PostgreSQL',
-    store: 'PostgresOAuthStore',
-    ...(databaseUrl ? {} : { skip: 'DATABASE_URL not set' }),
-    env: async () => {
-      const schema = `oauth_interop_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
-      const pg = (await import('pg')).default
-      return {
-        DATABASE_URL: databaseUrl,
-        DATABASE_SCHEMA: schema,
-        cleanup: async () => {
-          const admin = new pg.Client({ connectionString: databaseUrl })
-          await admin.connect()
-          await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-          await admin.end()
-        },
-      }
-    },
-  },
-  {
-    name: 'Redis',
-    store: 'RedisOAuthStore',
-    ...(redisUrl ? {} : { skip: 'REDIS_URL not set' }),
-    env: async () => ({ REDIS_URL: redisUrl, REDIS_PREFIX: `test:oauth:${crypto.randomUUID()}:` }),
-  },
-]
-
-for (const run of runs) {
+for (const run of storeRuns) {
   describe.skipIf(run.skip !== undefined)(
-    `oauth4webapi against the service, OAuth state ${run.name === 'memory' ? 'in memory' : `in ${run.name}`}${run.skip ? ` (skipped: ${run.skip})` : ''}`,
+    `oauth4webapi against the service, ${storeRunTitle(run)}`,
     () => {
       let running: RunningService
-      let cleanup: (() => Promise<void>) | undefined
       let as: oauth.AuthorizationServer
       let base: string
 
       beforeAll(async () => {
-        const { cleanup: drop, ...env } = await run.env()
-        cleanup = drop
-        running = await serveOnStores(env, {
+        running = await serveOnStoreRun(run, {
           // A quota no test reaches: the 50 concurrent refreshes are not about rate limits.
           service: { rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }] },
         })
@@ -77,10 +36,7 @@ for (const run of runs) {
           await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...http }),
         )
       }, 30_000)
-      afterAll(async () => {
-        await running?.close()
-        await cleanup?.()
-      })
+      afterAll(() => running?.close())
 
       /** The code flow of the public demo SPA up to the token response, through the pages. */
       async function codeFlow(
