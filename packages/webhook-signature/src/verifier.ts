@@ -1,0 +1,187 @@
+/**
+ * The receiving side: checks the three Standard Webhooks header fields of a delivery against
+ * its raw body, before anything parses it.
+ *
+ * @module
+ */
+import type { HeadersInitLike } from '@api-blocks/core'
+import { decodeBase64 } from '@api-blocks/core'
+import { hmacSha256, timingSafeEqual } from '@api-blocks/core/crypto'
+import { WebhookSignatureError } from './error.ts'
+import { checkId, MAX_SIGNATURE_LENGTH, MAX_TIMESTAMP_DIGITS } from './limits.ts'
+import type { WebhookSecret } from './secret.ts'
+import { keysOf } from './secret.ts'
+import type { WebhookSignatureScheme } from './signed-content.ts'
+import { bodyBytes, signedContent } from './signed-content.ts'
+
+/**
+ * Options of {@link createVerifier}.
+ *
+ * @example
+ * ```ts
+ * const options: WebhookVerifierOptions = { secrets: [current, previous], toleranceSeconds: 60 }
+ * ```
+ */
+export interface WebhookVerifierOptions {
+  /** The secrets a delivery may be signed with (several during a rotation); one may match. */
+  secrets: WebhookSecret | readonly WebhookSecret[]
+  /** How far, in seconds, the timestamp may be from the clock, either way (default 300). */
+  toleranceSeconds?: number
+  /** Now, in milliseconds since the epoch (default `Date.now`). */
+  clock?: () => number
+  /** Which content is signed (default `'standard'`, see {@link WebhookSignatureScheme}). */
+  scheme?: WebhookSignatureScheme
+}
+
+/**
+ * What a verified delivery carried: dedup on `id`.
+ *
+ * @example
+ * ```ts
+ * const { id, timestamp }: VerifiedWebhook = await verifier.verify(headers, body)
+ * ```
+ */
+export interface VerifiedWebhook {
+  /** The `webhook-id`. */
+  id: string
+  /** The `webhook-timestamp`, in Unix seconds. */
+  timestamp: number
+}
+
+/**
+ * Verifies deliveries: keeps the HMAC keys made once.
+ *
+ * @example
+ * ```ts
+ * const { id } = await verifier.verify(request.headers, new Uint8Array(await request.arrayBuffer()))
+ * ```
+ */
+export interface WebhookVerifier {
+  /**
+   * Resolves with the id and timestamp when a `v1` signature of the header matches `body`
+   * (its raw bytes; a string counts as its UTF-8) under one of the secrets and the timestamp
+   * is within the tolerance; rejects with a {@link WebhookSignatureError} otherwise.
+   */
+  verify(headers: HeadersInitLike, body: Uint8Array | string): Promise<VerifiedWebhook>
+}
+
+const TIMESTAMP = /^[0-9]+$/
+const MAC_BYTES = 32
+
+/** A header field by its lower-case name, from a Headers, a record or a list of pairs. */
+function fieldOf(headers: HeadersInitLike, name: string): unknown {
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    return (headers as { get(name: string): string | null }).get(name)
+  }
+  const pairs: Iterable<readonly unknown[]> = Array.isArray(headers)
+    ? (headers as readonly (readonly unknown[])[])
+    : Object.entries(headers as Record<string, unknown>)
+  for (const pair of pairs) {
+    if (typeof pair[0] === 'string' && pair[0].toLowerCase() === name) return pair[1]
+  }
+  return undefined
+}
+
+function required(headers: HeadersInitLike, name: string): string {
+  const value = fieldOf(headers, name)
+  if (value === undefined || value === null || value === '') {
+    throw new WebhookSignatureError('HEADER_MISSING', `The ${name} header field is missing`)
+  }
+  if (typeof value !== 'string') {
+    throw new WebhookSignatureError('HEADER_MALFORMED', `The ${name} header field is not text`)
+  }
+  return value
+}
+
+/** The decoded `v1` signatures of the field; other versions (`v1a`, `v2`) are skipped. */
+function v1Signatures(field: string): Uint8Array[] {
+  const signatures: Uint8Array[] = []
+  for (const entry of field.split(' ')) {
+    const comma = entry.indexOf(',')
+    if (comma === -1 || entry.slice(0, comma) !== 'v1') continue
+    const mac = decodeBase64(entry.slice(comma + 1))
+    if (mac !== undefined && mac.byteLength === MAC_BYTES) signatures.push(mac)
+  }
+  return signatures
+}
+
+/**
+ * Makes a Standard Webhooks verifier. In order, as the Standard Webhooks libraries do: the three
+ * header fields present and within their limits (id at most 256 visible ASCII characters,
+ * timestamp 1 to 12 digits, signature at most 4096 characters), the timestamp within
+ * `toleranceSeconds` of the clock (exactly at the tolerance passes), then each `v1` signature
+ * compared in constant time with the HMAC under each secret.
+ *
+ * @example
+ * ```ts
+ * const verifier = createVerifier({ secrets: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' })
+ * const body = new Uint8Array(await request.arrayBuffer())
+ * const { id } = await verifier.verify(request.headers, body) // or a WebhookSignatureError
+ * ```
+ */
+export function createVerifier(options: WebhookVerifierOptions): WebhookVerifier {
+  const keys = keysOf(options.secrets)
+  const scheme = options.scheme ?? 'standard'
+  const clock = options.clock ?? Date.now
+  const tolerance = options.toleranceSeconds ?? 300
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new RangeError('toleranceSeconds is a finite, non-negative number')
+  }
+  async function verify(headers: HeadersInitLike, body: Uint8Array | string) {
+    const id = required(headers, 'webhook-id')
+    const timestamp = required(headers, 'webhook-timestamp')
+    const field = required(headers, 'webhook-signature')
+    if (!checkId(id)) {
+      throw new WebhookSignatureError(
+        'HEADER_MALFORMED',
+        'The webhook-id header field is not 1 to 256 visible ASCII characters',
+      )
+    }
+    if (timestamp.length > MAX_TIMESTAMP_DIGITS || !TIMESTAMP.test(timestamp)) {
+      throw new WebhookSignatureError(
+        'HEADER_MALFORMED',
+        `The webhook-timestamp header field is not 1 to ${MAX_TIMESTAMP_DIGITS} digits`,
+      )
+    }
+    if (field.length > MAX_SIGNATURE_LENGTH) {
+      throw new WebhookSignatureError(
+        'HEADER_MALFORMED',
+        `The webhook-signature header field is over ${MAX_SIGNATURE_LENGTH} characters`,
+      )
+    }
+    const seconds = Number(timestamp)
+    const now = Math.floor(clock() / 1000)
+    // The timestamp is checked before the HMAC (the Standard Webhooks order): a replay of an old
+    // delivery costs no MAC.
+    if (now - seconds > tolerance) {
+      throw new WebhookSignatureError('TIMESTAMP_TOO_OLD', 'The webhook timestamp is too old')
+    }
+    if (seconds - now > tolerance) {
+      throw new WebhookSignatureError('TIMESTAMP_TOO_NEW', 'The webhook timestamp is too new')
+    }
+    const signatures = v1Signatures(field)
+    if (signatures.length > 0) {
+      const content = signedContent(scheme, id, timestamp, bodyBytes(body))
+      let matched = false
+      for (const key of keys) {
+        const expected = await hmacSha256(key, content)
+        // Every candidate is compared in constant time; no early exit on the position of a
+        // difference.
+        for (const signature of signatures) {
+          if (timingSafeEqual(expected, signature)) matched = true
+        }
+      }
+      if (matched) return { id, timestamp: seconds }
+    }
+    throw new WebhookSignatureError(
+      'SIGNATURE_MISMATCH',
+      'No webhook signature matches the body under any secret',
+    )
+  }
+  return {
+    verify(headers: HeadersInitLike, body: Uint8Array | string): Promise<VerifiedWebhook> {
+      // One way out: a rejected Promise, never a synchronous throw.
+      return verify(headers, body)
+    },
+  }
+}
