@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { TestServer } from '../test/http-server.ts'
 import { json, startServer } from '../test/http-server.ts'
+import { refusal } from '../test/refusal.ts'
 import vectors from '../test/rfc7662-examples.json' with { type: 'json' }
 import { BearerError } from './error.ts'
 import { MAX_INTROSPECTION_BYTES } from './internal/introspection-request.ts'
@@ -41,15 +42,6 @@ function verifier(options: Partial<HttpIntrospectionOptions> = {}) {
     } as HttpIntrospectionOptions,
     clock: () => clock,
   })
-}
-
-async function refusal(promise: Promise<unknown>): Promise<BearerError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  )
-  expect(error).toBeInstanceOf(BearerError)
-  return error as BearerError
 }
 
 describe('introspection over HTTP (RFC 7662)', () => {

@@ -1,5 +1,6 @@
 import { exportSPKI, importJWK, SignJWT } from 'jose'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { refusal } from '../test/refusal.ts'
 import example from '../test/rfc9068-example.json' with { type: 'json' }
 import type { TestKey } from '../test/tokens.ts'
 import {
@@ -13,7 +14,7 @@ import {
   sign,
   unsecured,
 } from '../test/tokens.ts'
-import { BearerError } from './error.ts'
+import type { BearerError } from './error.ts'
 import type { BearerOptions, JwtVerificationOptions } from './options.ts'
 import { createTokenVerifier } from './verifier.ts'
 
@@ -30,15 +31,6 @@ function verifier(jwt: Partial<JwtVerificationOptions> = {}, clock = () => NOW) 
     jwt: { issuer: ISSUER, audience: AUDIENCE, keys: [key.publicJwk], ...jwt },
     clock,
   })
-}
-
-async function refusal(promise: Promise<unknown>): Promise<BearerError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  )
-  expect(error).toBeInstanceOf(BearerError)
-  return error as BearerError
 }
 
 describe('RFC 9068 §2.2 example', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { RFC7636_APPENDIX_B } from '../test/vectors/rfc7636.ts'
+import { RFC7636_APPENDIX_B } from './testing/vectors/rfc7636.ts'
 import { isCodeVerifier, isS256Challenge, s256Challenge, verifyPkce } from './pkce.ts'
 
 describe('PKCE S256 (RFC 7636)', () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { TestServer } from '../../test/http-server.ts'
 import { json, startServer } from '../../test/http-server.ts'
+import { refusal } from '../../test/refusal.ts'
 import type { TestKey } from '../../test/tokens.ts'
 import {
   AUDIENCE,
@@ -12,7 +13,6 @@ import {
   sign,
   unsecured,
 } from '../../test/tokens.ts'
-import { BearerError } from '../error.ts'
 import type { JwtVerificationOptions } from '../options.ts'
 import { JWKS_STALE_GRACE_MS } from '../options.ts'
 import { createTokenVerifier } from '../verifier.ts'
@@ -46,15 +46,6 @@ function verifier(jwt: Partial<JwtVerificationOptions> = {}) {
     jwt: { issuer: ISSUER, audience: AUDIENCE, jwksUrl: `${server.url}/jwks`, ...jwt },
     clock: () => clock,
   })
-}
-
-async function refusal(promise: Promise<unknown>): Promise<BearerError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  )
-  expect(error).toBeInstanceOf(BearerError)
-  return error as BearerError
 }
 
 describe('keys from a JWKS URL', () => {
