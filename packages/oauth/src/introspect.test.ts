@@ -9,8 +9,8 @@ import {
   obtainCode,
   post,
 } from '../test/kit.ts'
-import { RFC7662_EXAMPLE } from './testing/vectors/rfc7662.ts'
 import { hashClientSecret } from './clients.ts'
+import { RFC7662_EXAMPLE } from './testing/vectors/rfc7662.ts'
 
 async function rfcServer() {
   return makeServer({

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { RFC7636_APPENDIX_B } from './testing/vectors/rfc7636.ts'
 import { isCodeVerifier, isS256Challenge, s256Challenge, verifyPkce } from './pkce.ts'
+import { RFC7636_APPENDIX_B } from './testing/vectors/rfc7636.ts'
 
 describe('PKCE S256 (RFC 7636)', () => {
   test('the RFC 7636 Appendix B vector', async () => {
