@@ -1,0 +1,34 @@
+/**
+ * Outbound webhooks embedded in your service, and the receiving side: the event envelope, an
+ * endpoint registry with secret rotation, a signing sender over undici behind an SSRF guard,
+ * the retry policy of docs/spec.md §3.1, a queue and worker with leases, dead letters and
+ * replay; a receiver that verifies the raw bytes, deduplicates by `webhook-id` and acknowledges
+ * before its handler runs.
+ *
+ * @module
+ */
+export type { AttemptFailure, AttemptResult } from './attempt.ts'
+export type { DedupStore } from './dedup-store.ts'
+export type {
+  AttemptRecord,
+  ClaimOptions,
+  Delivery,
+  DeliveryListQuery,
+  DeliveryQueue,
+  DeliveryResolution,
+  DeliveryStatus,
+  LeasedDelivery,
+  NewDelivery,
+  ReplayFilter,
+} from './delivery-queue.ts'
+export type {
+  EndpointListQuery,
+  EndpointSecret,
+  EndpointStatus,
+  EndpointStore,
+  EndpointUpdate,
+  WebhookEndpoint,
+} from './endpoint-store.ts'
+export type { WebhookErrorCode, WebhookErrorOptions } from './error.ts'
+export { WebhookError } from './error.ts'
+export type { WebhookEvent } from './event.ts'
