@@ -31,4 +31,5 @@ export type {
 } from './endpoint-store.ts'
 export type { WebhookErrorCode, WebhookErrorOptions } from './error.ts'
 export { WebhookError } from './error.ts'
-export type { WebhookEvent } from './event.ts'
+export type { CreateEventOptions, NewEvent, WebhookEvent } from './event.ts'
+export { createEvent, parseEvent, webhookEventSchema } from './event.ts'
