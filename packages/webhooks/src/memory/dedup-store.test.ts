@@ -76,4 +76,11 @@ describe('MemoryDedupStore bounds', () => {
     expect(await store.claim('c', 60_000)).toBe(false)
     expect(await store.claim('d', 60_000)).toBe(false)
   })
+
+  test('the suites refuse a concurrency below 2 and a shortTtlMs that is not a positive integer', () => {
+    const make = () => new MemoryDedupStore()
+    expect(() => runDedupStoreConformance('bad', make, { concurrency: 1 })).toThrow(RangeError)
+    expect(() => runDedupStoreConformance('bad', make, { shortTtlMs: 0 })).toThrow(RangeError)
+    expect(() => runDedupStoreConformance('bad', make, { shortTtlMs: 1.5 })).toThrow(RangeError)
+  })
 })
