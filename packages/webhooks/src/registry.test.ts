@@ -4,6 +4,7 @@ import { plainEndpointStore } from '../test/store.ts'
 import type { EndpointStore } from './endpoint-store.ts'
 import { WebhookError } from './error.ts'
 import { createEndpointRegistry } from './registry.ts'
+import { createSsrfGuard } from './ssrf/guard.ts'
 
 function counterRandom() {
   let n = 0
@@ -115,6 +116,27 @@ describe('createEndpointRegistry: create', () => {
       'URL_INVALID',
     )
     expect(seen).toHaveLength(2)
+  })
+
+  it('refuses what the SSRF guard refuses, and allows what its allow-list names', async () => {
+    const guard = createSsrfGuard({ allowedOrigins: ['http://127.0.0.1:4000'] })
+    try {
+      const registry = createEndpointRegistry({ store: plainEndpointStore(), guard })
+      for (const url of [
+        'http://127.0.0.1:4001/',
+        'http://169.254.169.254/latest/meta-data',
+        'http://[::ffff:10.0.0.1]/',
+        'http://0x7f000001/',
+      ]) {
+        const error = await refusal(registry.create({ url }))
+        expect(error.code).toBe('URL_REFUSED')
+        expect(error.toProblem()).toMatchObject({ status: 422, errors: [{ pointer: '/url' }] })
+      }
+      const { endpoint } = await registry.create({ url: 'http://127.0.0.1:4000/hooks' })
+      expect(endpoint.url).toBe('http://127.0.0.1:4000/hooks')
+    } finally {
+      await guard.close()
+    }
   })
 
   it.each([
