@@ -11,6 +11,7 @@ import {
   RedisRateLimitStore,
   reconnectBackoff,
 } from '@api-blocks/redis'
+import type { DeliveryQueue, EndpointStore } from '@api-blocks/webhooks'
 import pg from 'pg'
 import { createClient } from 'redis'
 import { migrateOrders, PostgresOrderStore } from './orders/postgres-store.ts'
@@ -26,6 +27,10 @@ export interface SharedStores {
   oauthStore?: OAuthStore
   /** Orders and operations, in PostgreSQL when `DATABASE_URL` is set. */
   orderStore?: OrderStore
+  /** Webhook endpoints, shared by every instance (default: each instance's own, in memory). */
+  webhookEndpointStore?: EndpointStore
+  /** Webhook deliveries, shared by every instance's worker (default: in memory). */
+  deliveryQueue?: DeliveryQueue
   rateLimitStore?: RateLimitStore
   /** What the stores are, for the start-up banner. */
   description: string
