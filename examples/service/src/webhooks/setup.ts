@@ -124,6 +124,9 @@ export function createWebhooks(options: WebhooksOptions = {}): ServiceWebhooks {
     registry,
     sender,
     policy,
+    // A lease outlives the attempt's deadline with room to settle: a delivery is never claimed
+    // by a second worker while the first still waits for the receiver.
+    leaseMs: (settings.timeoutMs ?? 10_000) + 30_000,
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...clock,
