@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeListener } from '@api-blocks/node'
 import { createSigner } from '@api-blocks/webhook-signature'
+import fc from 'fast-check'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import type { DedupStore } from './dedup-store.ts'
 import type { WebhookEvent } from './event.ts'
@@ -303,6 +304,34 @@ describe('createWebhookReceiver', () => {
       RangeError,
     )
     expect(() => createWebhookReceiver({ secrets: [], handler })).toThrow(TypeError)
+  })
+})
+
+describe('createWebhookReceiver (properties)', () => {
+  test('any signed bytes: 200 or a 400 problem, never a 500 or a throw', async () => {
+    const { receiver } = makeReceiver()
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 256 }),
+          fc.json().map((text) => new TextEncoder().encode(text)),
+          fc
+            .record({
+              id: fc.constantFrom('evt_1', 'evt_x'),
+              type: fc.constantFrom('order.created', 'Order', ''),
+              created: fc.oneof(fc.integer(), fc.double()),
+              version: fc.constantFrom('1', ''),
+              data: fc.anything(),
+            })
+            .map((value) => new TextEncoder().encode(JSON.stringify(value))),
+        ),
+        async (body) => {
+          const response = await receiver.handle(await delivery({ body }))
+          expect([200, 400]).toContain(response.status)
+        },
+      ),
+      { interruptAfterTimeLimit: 2000 },
+    )
   })
 })
 
