@@ -4,7 +4,9 @@
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@api-blocks/node'
+import { RedisDedupStore } from '@api-blocks/redis'
 import type { DedupStore } from '@api-blocks/webhooks'
+import { createClient } from 'redis'
 import type { ReceivedEvent } from './receiver.ts'
 import { createReceiverApp } from './receiver.ts'
 
@@ -26,7 +28,21 @@ export async function startReceiver(options: {
 }): Promise<RunningReceiver> {
   const log = options.log ?? ((line: string) => console.log(line))
   let dedup: DedupStore | undefined
-  if (options.redisUrl) throw new Error('REDIS_URL: the Redis dedup store is not wired yet')
+  let redis: ReturnType<typeof createClient> | undefined
+  if (options.redisUrl) {
+    redis = createClient({
+      url: options.redisUrl,
+      socket: { connectTimeout: 1_000 },
+      disableOfflineQueue: true,
+      commandOptions: { timeout: 1_000 },
+    })
+    redis.on('error', (error: Error) => log(`redis: ${error.message}`))
+    await redis.connect()
+    dedup = new RedisDedupStore({
+      client: redis,
+      prefix: options.redisPrefix ?? 'webhook-receiver:dedup:',
+    })
+  }
   const app = createReceiverApp({
     secrets: options.secrets,
     ...(dedup ? { dedup } : {}),
@@ -41,6 +57,7 @@ export async function startReceiver(options: {
     origin: `http://${shown}:${port}`,
     close: async () => {
       await new Promise((resolve) => server.close(resolve))
+      await redis?.close()
     },
   }
 }

@@ -2,7 +2,7 @@
 // SSRF guard, the receiver's loopback origin allowed): each event logged once, a repeated
 // webhook-id answered 200 and not logged again, a bad signature or a stale timestamp 400.
 import { createEvent, createSsrfGuard, createWebhookSender } from '@api-blocks/webhooks'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseSecrets } from '../src/config.ts'
 import type { RunningReceiver } from '../src/server.ts'
 import { startReceiver } from '../src/server.ts'
@@ -103,3 +103,47 @@ test('WEBHOOK_SECRET: one or several whsec_ secrets, nothing else; never quoted 
     expect(message).not.toContain(secret.slice(6))
   }
 })
+
+const redisUrl = process.env['REDIS_URL']
+
+describe.skipIf(!redisUrl)(
+  `two receivers behind one URL share their dedup records in Redis${redisUrl ? '' : ' (skipped: REDIS_URL not set)'}`,
+  () => {
+    test('an event handled by one is answered 200 and not handled again by the other', async () => {
+      const seen: string[] = []
+      const options = {
+        secrets: [secret],
+        port: 0,
+        host: '127.0.0.1',
+        redisUrl,
+        redisPrefix: `test:receiver:${crypto.randomUUID()}:`,
+        log: (line: string) => seen.push(line),
+      }
+      const [a, b] = [await startReceiver(options), await startReceiver(options)]
+      const guard = createSsrfGuard({ allowedOrigins: [a.origin, b.origin] })
+      const sender = createWebhookSender({ guard })
+      try {
+        const event = createEvent({ type: 'order.created', object: order })
+        const delivery = { eventId: event.id, payload: JSON.stringify(event), secrets: [secret] }
+        const first = await sender.send({ ...delivery, url: `${a.origin}/webhooks` })
+        const second = await sender.send({ ...delivery, url: `${b.origin}/webhooks` })
+        expect([first, second]).toMatchObject([
+          { kind: 'response', status: 200 },
+          { kind: 'response', status: 200 },
+        ])
+        const deadline = Date.now() + 5_000
+        while (seen.length === 0 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+        // The handler runs after the answer: give a second (wrong) run the time to show.
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(seen.filter((line) => line.includes(event.id))).toHaveLength(1)
+      } finally {
+        await sender.close()
+        await guard.close()
+        await a.close()
+        await b.close()
+      }
+    })
+  },
+)

@@ -10,6 +10,7 @@ import type {
   EndpointRegistry,
   EndpointStore,
   SsrfGuard,
+  WebhookEvent,
   WebhookPublisher,
 } from '@api-blocks/webhooks'
 import {
@@ -33,31 +34,27 @@ const EVENT_VERSION = '1'
 
 /**
  * The {@link OrderEvents} an order store calls: each change becomes a fat event (`data.object`
- * is the order as the API shows it) published to every subscribed endpoint. With `outbox` and
- * a store that passes its transaction's connection, the deliveries are enqueued in that
- * transaction (`PostgresDeliveryQueue.inTransaction`): they commit with the order, or not at
- * all.
+ * is the order as the API shows it) handed to `publish`, which makes one delivery per
+ * subscribed endpoint. A store with transactions passes its transaction's connection (`db`):
+ * `publish` then reads the endpoints and enqueues the deliveries on that connection
+ * (src/stores.ts), so they commit with the order or not at all, and a write never waits for a
+ * second connection of the pool while it holds one.
  */
-function orderEvents(
-  publisher: WebhookPublisher,
+export function orderEvents(
+  publish: (event: WebhookEvent, db?: Queryable) => Promise<number>,
   options: {
-    outbox?: (db: Queryable) => Pick<DeliveryQueue, 'enqueue'>
     clock?: () => number
-    /** Called once the deliveries are enqueued (the memory queue: the worker may start at once). */
+    /** Called once deliveries are enqueued (the memory queue: the worker may start at once). */
     enqueued?: () => void
   } = {},
 ): OrderEvents {
-  const { outbox, clock, enqueued } = options
+  const { clock, enqueued } = options
   return async (type, order, db) => {
     const event = createEvent(
       { type, object: order, version: EVENT_VERSION },
       clock ? { clock } : {},
     )
-    const added = await publisher.publish(
-      event,
-      db !== undefined && outbox !== undefined ? { queue: outbox(db) } : {},
-    )
-    if (added > 0) enqueued?.()
+    if ((await publish(event, db)) > 0) enqueued?.()
   }
 }
 
@@ -137,7 +134,10 @@ export function createWebhooks(options: WebhooksOptions = {}): ServiceWebhooks {
     publisher,
     worker,
     guard,
-    orderEvents: orderEvents(publisher, { ...clock, enqueued: () => worker.wake() }),
+    orderEvents: orderEvents((event) => publisher.publish(event), {
+      ...clock,
+      enqueued: () => worker.wake(),
+    }),
     close: async () => {
       await worker.stop()
       await sender.close()
