@@ -1,6 +1,9 @@
 // The webhook settings of the environment: WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_MS,
 // WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS and WEBHOOK_ALLOWED_PRIVATE_ORIGINS. Invalid values
 // stop the start with a message naming the variable.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { ConfigError, parseWebhookSettings } from '../src/config.ts'
 
@@ -92,3 +95,26 @@ describe('parseWebhookSettings', () => {
     }
   })
 })
+
+test('npm start: an invalid WEBHOOK_* setting stops the start with a message naming it', async () => {
+  const main = fileURLToPath(new URL('../src/main.ts', import.meta.url))
+  for (const [env, message] of [
+    [{ WEBHOOK_MAX_ATTEMPTS: '0' }, /^Invalid configuration: WEBHOOK_MAX_ATTEMPTS must be/],
+    [
+      { WEBHOOK_ALLOWED_PRIVATE_ORIGINS: 'http://127.0.0.1:4000/hooks' },
+      /^Invalid configuration: WEBHOOK_ALLOWED_PRIVATE_ORIGINS: "http:\/\/127\.0\.0\.1:4000\/hooks" is not an origin/,
+    ],
+  ] as const) {
+    const child = spawn(process.execPath, ['--conditions=@api-blocks/source', main], {
+      env: { PATH: process.env['PATH'] ?? '', PORT: '0', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const [code] = (await once(child, 'exit')) as [number | null]
+    expect(code, JSON.stringify(env)).toBe(1)
+    expect(stderr).toMatch(message)
+  }
+}, 30_000)
