@@ -1,6 +1,7 @@
 // A receiver of the service's webhooks for the tests: a real node:http server on 127.0.0.1
 // that keeps every request it gets (headers and raw bytes) and answers by path (the query
-// tells endpoints apart): /ok 200, /fail 500, anything else 404 (or what `answer` says).
+// tells endpoints apart): /ok 200, /fail 500, /gone 410, /hang never, anything else 404 (or
+// what `answer` says; 0 is no answer).
 import { once } from 'node:events'
 import type { Server } from 'node:http'
 import { createServer } from 'node:http'
@@ -32,7 +33,15 @@ const MAX_BODY = 1024 * 1024
 /** Starts a receiver on a free loopback port. */
 export async function startTestReceiver(
   answer: (pathname: string) => number = (pathname) =>
-    pathname === '/ok' ? 200 : pathname === '/fail' ? 500 : 404,
+    pathname === '/ok'
+      ? 200
+      : pathname === '/fail'
+        ? 500
+        : pathname === '/gone'
+          ? 410
+          : pathname === '/hang'
+            ? 0
+            : 404,
 ): Promise<TestReceiver> {
   const received: ReceivedRequest[] = []
   const server: Server = createServer((request, response) => {
@@ -51,6 +60,7 @@ export async function startTestReceiver(
         if (typeof value === 'string') headers[name] = value
       }
       received.push({ path, headers, body: Buffer.concat(chunks).toString('utf8'), status })
+      if (status === 0) return // holds the request until the sender's deadline
       response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'no')
     })
   })

@@ -504,3 +504,70 @@ describe('secrets, deliveries and redelivery', () => {
     expect(((await first.json()) as Created).id).not.toBe(((await second.json()) as Created).id)
   })
 })
+
+describe('the receiver’s answers decide the delivery (docs/spec.md §3.1)', () => {
+  test('410 fails the delivery and disables the endpoint; a receiver past WEBHOOK_TIMEOUT_MS times out', async () => {
+    // A service with a short deadline, for the hanging receiver.
+    const quick = await serveOnStores(
+      {},
+      {
+        service: { rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }] },
+        webhooks: {
+          settings: {
+            retry: { baseMs: 5, maxMs: 20, maxAttempts: 2 },
+            timeoutMs: 200,
+            allowedOrigins: [receiver.origin],
+          },
+          pollIntervalMs: 20,
+        },
+      },
+    )
+    try {
+      const bearer = await clientCredentialsToken(fetch, quick.base, ALL)
+      const send = (path: string, method = 'GET', body?: unknown) =>
+        fetch(`${quick.base}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${bearer}`,
+            ...(body ? { 'content-type': 'application/json' } : {}),
+          },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        })
+      const gone = (await (
+        await send('/v1/webhook_endpoints', 'POST', { url: `${receiver.origin}/gone` })
+      ).json()) as Created
+      const hang = (await (
+        await send('/v1/webhook_endpoints', 'POST', { url: `${receiver.origin}/hang` })
+      ).json()) as Created
+      expect((await send('/v1/orders', 'POST', order)).status).toBe(201)
+      const settled = async (id: string, status: string) => {
+        const deadline = Date.now() + 10_000
+        for (;;) {
+          const page = await (await send(`/v1/webhook_endpoints/${id}/deliveries`)).json()
+          if (page.data[0]?.status === status || Date.now() > deadline) return page.data[0]
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+      }
+      expect(await settled(gone.id, 'failed')).toMatchObject({
+        status: 'failed',
+        attempt_count: 1,
+        attempts: [{ status_code: 410 }],
+      })
+      expect(await (await send(`/v1/webhook_endpoints/${gone.id}`)).json()).toMatchObject({
+        status: 'disabled',
+        disabled_reason: 'gone',
+      })
+      const timedOut = await settled(hang.id, 'dead')
+      expect(timedOut).toMatchObject({ status: 'dead', attempt_count: 2 })
+      expect(timedOut.attempts.map((attempt: { failure: string }) => attempt.failure)).toEqual([
+        'timeout',
+        'timeout',
+      ])
+      for (const attempt of timedOut.attempts as { latency_ms: number; status_code: null }[]) {
+        expect(attempt.status_code).toBeNull()
+      }
+    } finally {
+      await quick.close()
+    }
+  })
+})
