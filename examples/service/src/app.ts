@@ -27,6 +27,9 @@ import { orderRoutes } from './orders/routes.ts'
 import type { OrderStore } from './orders/store.ts'
 import { MemoryOrderStore } from './orders/store.ts'
 import { router } from './router.ts'
+import { webhookRoutes } from './webhooks/routes.ts'
+import type { ServiceWebhooks } from './webhooks/setup.ts'
+import { createWebhooks } from './webhooks/setup.ts'
 
 /** How the service is put together; every member has an embedded default. */
 export interface ServiceOptions {
@@ -43,6 +46,14 @@ export interface ServiceOptions {
    * Idempotency-Key record in the transaction of its write.
    */
   orderStore?: OrderStore
+  /**
+   * The outbound webhooks (src/webhooks/setup.ts): the endpoint registry, the delivery queue
+   * and the worker. The order store publishes to them: the memory default here, a
+   * `PostgresOrderStore` through the `events` it was built with (src/stores.ts). Default:
+   * in memory, and the worker NOT started (`main.ts` builds them and starts it): events are
+   * queued but not sent.
+   */
+  webhooks?: ServiceWebhooks
   /**
    * The authorisation server the service is (issuer = `publicUrl`): users, clients, its store
    * and keys, opaque or JWT access tokens (src/auth/server.ts). Default: the demo user and
@@ -118,8 +129,13 @@ export function createService(options: ServiceOptions = {}): Handler {
   // accepts and answers the same 413.
   const { logger } = options
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024
+  const webhooks = options.webhooks ?? createWebhooks(options.clock ? { clock: options.clock } : {})
   const store =
-    options.orderStore ?? new MemoryOrderStore(options.clock ? { clock: options.clock } : {})
+    options.orderStore ??
+    new MemoryOrderStore({
+      ...(options.clock ? { clock: options.clock } : {}),
+      events: webhooks.orderEvents,
+    })
   const publicUrl = options.publicUrl ?? 'http://localhost:3000'
   const cursors = createCursorCodec({
     keys: options.cursorKeys ?? [
@@ -144,6 +160,7 @@ export function createService(options: ServiceOptions = {}): Handler {
           name: 'api-blocks reference service',
           links: {
             orders: '/v1/orders',
+            webhook_endpoints: '/v1/webhook_endpoints',
             openapi: '/openapi.json',
             openid_configuration: '/.well-known/openid-configuration',
           },
@@ -159,6 +176,15 @@ export function createService(options: ServiceOptions = {}): Handler {
       page: { defaultLimit: 20, maxLimit: 100 },
       createLatencyMs: options.createLatencyMs ?? 0,
       schedule: options.schedule ?? ((task) => setTimeout(task, 500).unref()),
+    }),
+    ...webhookRoutes({
+      registry: webhooks.registry,
+      queue: webhooks.queue,
+      wake: () => webhooks.worker.wake(),
+      publicUrl,
+      cursors,
+      page: { defaultLimit: 20, maxLimit: 100 },
+      clock: options.clock ?? Date.now,
     }),
   })
 
@@ -229,6 +255,24 @@ export function createService(options: ServiceOptions = {}): Handler {
     return response
   }
 
+  // docs/spec.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
+  // first result is kept 24 hours and replayed; another body with the same key is a 409.
+  // Scoped by default by the principal (core's principalKey: the user a token speaks for with
+  // the client it speaks through, else the client acting for itself), so no principal replays
+  // another's stored response.
+  const withKeys = idempotency({
+    store: options.idempotencyStore ?? new MemoryIdempotencyStore(),
+    methods: ['POST'],
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.problemBase ? { problemBase: options.problemBase } : {}),
+    ...(logger ? { onEvent: idempotencyLog(logger, options.clock) } : {}),
+  })
+  // Except under /v1/webhook_endpoints: a create or a rotation answers with a signing secret,
+  // which a stored response would keep (in the idempotency store, in clear) and replay. The
+  // header is ignored there (registering twice makes two endpoints; delete the extra one).
+  const keyed: Middleware = (request, next) =>
+    isWebhookPath(new URL(request.url).pathname) ? next(request) : withKeys(request, next)
+
   const onError = options.onError ?? (logger ? errorLog(logger) : undefined)
   // The API: JSON only, a bearer token on /v1 (before the limiter and the idempotency layer, so
   // both key on the principal the token names).
@@ -236,18 +280,7 @@ export function createService(options: ServiceOptions = {}): Handler {
     negotiation({ types: ['application/json'], notAcceptable: true }),
     protect,
     limit,
-    // docs/spec.md §4.3 rule 6: a mutating POST (create, cancel) accepts an Idempotency-Key; the
-    // first result is kept 24 hours and replayed; another body with the same key is a 409.
-    // Scoped by default by the principal (core's principalKey: the user a token speaks for with
-    // the client it speaks through, else the client acting for itself), so no principal replays
-    // another's stored response.
-    idempotency({
-      store: options.idempotencyStore ?? new MemoryIdempotencyStore(),
-      methods: ['POST'],
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.problemBase ? { problemBase: options.problemBase } : {}),
-      ...(logger ? { onEvent: idempotencyLog(logger, options.clock) } : {}),
-    }),
+    keyed,
     // Innermost: what handlers throw (a 422, a 412) becomes a Response here, so the layers
     // above treat it as an answer: rate-limit headers on it, a deterministic 4xx stored.
     errorBoundary(),
@@ -287,4 +320,9 @@ export function createService(options: ServiceOptions = {}): Handler {
     recordAddress,
   )(front)
   return handler
+}
+
+/** Whether `path` is the webhook endpoints resource or below it. */
+function isWebhookPath(path: string): boolean {
+  return path === '/v1/webhook_endpoints' || path.startsWith('/v1/webhook_endpoints/')
 }

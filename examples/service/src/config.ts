@@ -228,3 +228,122 @@ export function parseAccessTokenFormat(text: string): 'opaque' | 'jwt' {
   if (text === 'opaque' || text === 'jwt') return text
   throw new ConfigError(`ACCESS_TOKEN_FORMAT must be opaque or jwt (got "${text.slice(0, 40)}").`)
 }
+
+/**
+ * The webhook settings of the environment (docs/service.md, "Webhooks"): the retry schedule,
+ * the attempt deadline and the private origins a receiver may have.
+ */
+export interface WebhookSettings {
+  /**
+   * The exponential policy (docs/spec.md §3.1: `min(base × 2^attempt, max) × U(0.5, 1.5)`),
+   * when any of `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_RETRY_MAX_MS`, `WEBHOOK_MAX_ATTEMPTS` is set
+   * (the others default to 1 minute, 24 hours and 7 attempts); `undefined` for the typical
+   * schedule (`retrySchedules.typical`: at once, 1 min, 10 min, 1 h, 6 h, 12 h, 24 h).
+   */
+  retry: { baseMs: number; maxMs: number; maxAttempts: number } | undefined
+  /** `WEBHOOK_TIMEOUT_MS`: the deadline of one attempt (the sender's default, 10 s, when absent). */
+  timeoutMs: number | undefined
+  /**
+   * `WEBHOOK_ALLOWED_PRIVATE_ORIGINS`: exact origins (`http://127.0.0.1:4000`) the SSRF guard
+   * lets through although they are private or loopback; a local receiver's, for development.
+   */
+  allowedOrigins: string[]
+}
+
+/** The environment variables {@link parseWebhookSettings} reads. */
+export interface WebhookEnvironment {
+  WEBHOOK_RETRY_BASE_MS?: string | undefined
+  WEBHOOK_RETRY_MAX_MS?: string | undefined
+  WEBHOOK_MAX_ATTEMPTS?: string | undefined
+  WEBHOOK_TIMEOUT_MS?: string | undefined
+  WEBHOOK_ALLOWED_PRIVATE_ORIGINS?: string | undefined
+}
+
+/** A day: no delay between two attempts is longer (the typical schedule's last is 24 h). */
+const MAX_RETRY_MS = 24 * 60 * 60 * 1000
+/** The exponential policy's first delay when only the cap or the attempts are set. */
+const DEFAULT_BASE_MS = 60_000
+/** Attempts when only the delays are set: as many as the typical schedule makes. */
+const DEFAULT_ATTEMPTS = 7
+/** More attempts than a retry window of days needs is a mistake. */
+const MAX_ATTEMPTS = 50
+/** The deadline of one attempt: a receiver is asked to answer fast (docs/spec.md §6). */
+const MAX_TIMEOUT_MS = 60_000
+/** More allowed origins than a development set-up needs is a mistake. */
+const MAX_ALLOWED_ORIGINS = 16
+
+function whole(
+  env: WebhookEnvironment,
+  name: keyof WebhookEnvironment,
+  max: number,
+): number | undefined {
+  const text = env[name]
+  if (text === undefined || text === '') return undefined
+  const value = Number(text)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new ConfigError(
+      `${name} must be a whole number from 1 to ${max}, got "${text.slice(0, 40)}".`,
+    )
+  }
+  return value
+}
+
+/**
+ * Reads `WEBHOOK_RETRY_BASE_MS`, `WEBHOOK_RETRY_MAX_MS`, `WEBHOOK_MAX_ATTEMPTS`,
+ * `WEBHOOK_TIMEOUT_MS` and `WEBHOOK_ALLOWED_PRIVATE_ORIGINS` (comma-separated exact origins:
+ * scheme, host and port, no path). Anything invalid is a {@link ConfigError} naming the
+ * variable.
+ *
+ * @example
+ * ```ts
+ * parseWebhookSettings({ WEBHOOK_RETRY_BASE_MS: '10', WEBHOOK_MAX_ATTEMPTS: '3' })
+ * // { retry: { baseMs: 10, maxMs: 86400000, maxAttempts: 3 }, timeoutMs: undefined, allowedOrigins: [] }
+ * ```
+ */
+export function parseWebhookSettings(env: WebhookEnvironment): WebhookSettings {
+  const baseMs = whole(env, 'WEBHOOK_RETRY_BASE_MS', MAX_RETRY_MS)
+  const maxMs = whole(env, 'WEBHOOK_RETRY_MAX_MS', MAX_RETRY_MS)
+  const maxAttempts = whole(env, 'WEBHOOK_MAX_ATTEMPTS', MAX_ATTEMPTS)
+  if (baseMs !== undefined && maxMs !== undefined && maxMs < baseMs) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_MAX_MS (${maxMs}) must not be below WEBHOOK_RETRY_BASE_MS (${baseMs}).`,
+    )
+  }
+  const custom = baseMs !== undefined || maxMs !== undefined || maxAttempts !== undefined
+  const allowedOrigins: string[] = []
+  const list = env.WEBHOOK_ALLOWED_PRIVATE_ORIGINS ?? ''
+  for (const entry of list.split(',').map((item) => item.trim())) {
+    if (entry === '') continue
+    let origin: string | undefined
+    try {
+      const url = new URL(entry)
+      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin
+    } catch {
+      origin = undefined
+    }
+    // Exact origins only: `http://127.0.0.1:4000`, as the URL standard serialises it (no
+    // path, no trailing slash, no credentials), so what is allowed is what is written.
+    if (origin !== entry) {
+      throw new ConfigError(
+        `WEBHOOK_ALLOWED_PRIVATE_ORIGINS: "${entry.slice(0, 100)}" is not an origin such as http://127.0.0.1:4000 (scheme, host and port; no path).`,
+      )
+    }
+    if (!allowedOrigins.includes(origin)) allowedOrigins.push(origin)
+  }
+  if (allowedOrigins.length > MAX_ALLOWED_ORIGINS) {
+    throw new ConfigError(
+      `WEBHOOK_ALLOWED_PRIVATE_ORIGINS holds ${allowedOrigins.length} origins; at most ${MAX_ALLOWED_ORIGINS}.`,
+    )
+  }
+  return {
+    retry: custom
+      ? {
+          baseMs: baseMs ?? Math.min(DEFAULT_BASE_MS, maxMs ?? DEFAULT_BASE_MS),
+          maxMs: maxMs ?? MAX_RETRY_MS,
+          maxAttempts: maxAttempts ?? DEFAULT_ATTEMPTS,
+        }
+      : undefined,
+    timeoutMs: whole(env, 'WEBHOOK_TIMEOUT_MS', MAX_TIMEOUT_MS),
+    allowedOrigins,
+  }
+}

@@ -13,6 +13,7 @@ import type { Middleware } from '@api-blocks/http'
 import { requestIdOf } from '@api-blocks/http'
 import type { IdempotencyEvent } from '@api-blocks/idempotency'
 import type { RateLimitEvent } from '@api-blocks/rate-limit'
+import type { DeliveryWorkerEvent } from '@api-blocks/webhooks'
 import { pino } from 'pino'
 import pretty from 'pino-pretty'
 
@@ -260,5 +261,52 @@ export function oauthLog(
       )
     } else if (OAUTH_WARNINGS.has(event.type)) logger.warn(line, `oauth: ${event.type}`)
     else logger.debug(line, `oauth: ${event.type}`)
+  }
+}
+
+/**
+ * What the webhook delivery worker reports (`onEvent` of createDeliveryWorker): each attempt at
+ * debug (a failed one at info: the receiver's problem, not the service's), a dead letter and an
+ * endpoint disabled (a 410) at warn, a store failure at error (at most one in full per
+ * {@link ERROR_REPORT_INTERVAL_MS}). Never a payload, a secret or a URL's query.
+ */
+export function webhookLog(
+  logger: Logger,
+  clock?: () => number,
+): (event: DeliveryWorkerEvent) => void {
+  const failed = storeErrorLog(logger, 'webhooks', clock)
+  return (event) => {
+    switch (event.type) {
+      case 'attempt': {
+        const { record } = event
+        const line = {
+          webhook: {
+            eventId: event.eventId,
+            endpointId: event.endpointId,
+            attempt: record.attempt,
+            status: record.status,
+            failure: record.failure,
+            latencyMs: record.latencyMs,
+            next: event.resolution.status,
+            settled: event.settled,
+          },
+        }
+        if (event.resolution.status === 'succeeded') logger.debug(line, 'webhook delivered')
+        else logger.info(line, 'webhook attempt failed')
+        return
+      }
+      case 'dead-letter':
+        logger.warn({ webhook: { ...event } }, 'webhook dead-lettered')
+        return
+      case 'endpoint-disabled':
+        logger.warn({ webhook: { ...event } }, 'webhook endpoint disabled')
+        return
+      default:
+        failed(event.error, {
+          stage: event.stage,
+          ...(event.eventId ? { eventId: event.eventId } : {}),
+          ...(event.endpointId ? { endpointId: event.endpointId } : {}),
+        })
+    }
   }
 }

@@ -7,7 +7,7 @@ import { serve } from '@api-blocks/node'
 import { createService } from './app.ts'
 import type { Accounts } from './auth/accounts.ts'
 import { loadAccounts } from './auth/accounts.ts'
-import type { ConfiguredSigningKey } from './config.ts'
+import type { ConfiguredSigningKey, WebhookSettings } from './config.ts'
 import {
   ConfigError,
   parseAccessTokenFormat,
@@ -15,9 +15,12 @@ import {
   parsePublicUrl,
   parseSigningKeys,
   parseTokenKey,
+  parseWebhookSettings,
 } from './config.ts'
-import { createLogger, errorLog, isLogLevel, LOG_LEVELS } from './log.ts'
+import { createLogger, errorLog, isLogLevel, LOG_LEVELS, webhookLog } from './log.ts'
 import { openStores } from './stores.ts'
+import type { ServiceWebhooks } from './webhooks/setup.ts'
+import { createWebhooks } from './webhooks/setup.ts'
 
 const port = Number(process.env['PORT'] ?? 3000)
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -38,6 +41,7 @@ let config: {
   tokenKey?: Uint8Array
   signingKeys?: ConfiguredSigningKey[]
   accessTokenFormat: 'opaque' | 'jwt'
+  webhooks: WebhookSettings
 }
 try {
   const env = process.env
@@ -50,6 +54,9 @@ try {
       ? { signingKeys: parseSigningKeys(env['OAUTH_SIGNING_KEYS']) }
       : {}),
     accessTokenFormat: parseAccessTokenFormat(env['ACCESS_TOKEN_FORMAT'] || 'opaque'),
+    // WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS,
+    // WEBHOOK_ALLOWED_PRIVATE_ORIGINS (docs/service.md, "Webhooks").
+    webhooks: parseWebhookSettings(env),
   }
   if (env['REDIS_URL'] || env['DATABASE_URL']) {
     for (const name of ['OAUTH_TOKEN_KEY', 'OAUTH_SIGNING_KEYS']) {
@@ -101,6 +108,15 @@ const limits: ServeOptions = {
 }
 // Store failures (a lost connection, a failed sweep) go to the same log.
 const stores = await openStores(process.env, { logger })
+// Outbound webhooks: endpoints and deliveries where the stores are (memory, or PostgreSQL with
+// DATABASE_URL); this instance's worker sends what the queue holds, alongside every other
+// instance's (leases keep two from sending one delivery at once).
+const webhooks: ServiceWebhooks = createWebhooks({
+  ...(stores.webhookEndpointStore ? { endpointStore: stores.webhookEndpointStore } : {}),
+  ...(stores.deliveryQueue ? { queue: stores.deliveryQueue } : {}),
+  settings: config.webhooks,
+  onEvent: webhookLog(logger),
+})
 // The service is made once the server listens: without PUBLIC_URL its URLs name the port the
 // server got (PORT=0 picks a free one). No request is read before it is set.
 let service: Handler | undefined
@@ -134,6 +150,7 @@ if (protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(hostna
     `Invalid configuration: the public URL ${publicUrl} is the OAuth issuer, which must be https (http only on localhost, 127.0.0.1 or [::1]): set PUBLIC_URL to the https URL clients use.`,
   )
   server.close()
+  await webhooks.close()
   await stores.close()
   process.exit(1)
 }
@@ -142,6 +159,7 @@ try {
     publicUrl,
     ...(config.cursorKeys ? { cursorKeys: config.cursorKeys } : {}),
     ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
+    webhooks,
     ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
     ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
     oauth: {
@@ -159,16 +177,23 @@ try {
   // createService refuses options out of range (a RangeError or TypeError): a setting's fault.
   console.error(`Invalid configuration: ${(error as Error).message}`)
   server.close()
+  await webhooks.close()
   await stores.close()
   process.exit(1)
 }
+webhooks.worker.start()
 
 // The demo user and clients, unless the configuration file left them out ("demo": false).
 const demo = config.accounts?.clients.some((client) => client.id === 'demo-backend') ?? true
 // The first minute: a token for the demo back end (client credentials), then the API with it.
-const token = `curl -s -u demo-backend:demo-backend-secret -d grant_type=client_credentials -d 'scope=read:orders write:orders' ${base}/token`
+const token = `curl -s -u demo-backend:demo-backend-secret -d grant_type=client_credentials -d 'scope=read:orders write:orders manage:webhooks' ${base}/token`
+const retry = config.webhooks.retry
+const schedule = retry
+  ? `exponential (base ${retry.baseMs} ms, max ${retry.maxMs} ms, ${retry.maxAttempts} attempts)`
+  : 'the typical schedule (at once, 1 min, 10 min, 1 h, 6 h, 12 h, 24 h)'
 console.log(`api-blocks reference service listening on ${base}
   orders:   ${base}/v1/orders (a bearer token: scope read:orders to read, write:orders to write)
+  webhooks: ${base}/v1/webhook_endpoints (scope manage:webhooks); retries: ${schedule}${config.webhooks.allowedOrigins.length > 0 ? `; private origins allowed: ${config.webhooks.allowedOrigins.join(', ')}` : ''}
   openapi:  ${base}/openapi.json
   issuer:   ${publicUrl} (OAuth 2.0 / OpenID Connect: ${publicUrl}/.well-known/openid-configuration)
   tokens:   ${config.accessTokenFormat === 'jwt' ? 'JWT access tokens (ACCESS_TOKEN_FORMAT=jwt)' : 'opaque access tokens, checked in process: a revocation takes effect at once'}
@@ -187,11 +212,23 @@ Try (docs/service.md walks through every convention${demo ? '' : '; use a client
   curl -i -X PATCH <the Location> -H "authorization: Bearer $TOKEN" -H 'if-match: "1"' \\
        -H 'content-type: application/json' -d '{"note":"Gift wrap"}'
   curl -i -X POST <the Location>/cancel -H "authorization: Bearer $TOKEN"
+  curl -i -X POST ${base}/v1/webhook_endpoints -H "authorization: Bearer $TOKEN" \\
+       -H 'content-type: application/json' -d '{"url":"https://hooks.example.com/orders"}'
   curl -i ${base}/v1/orders          # no token: 401 with WWW-Authenticate: Bearer
 `)
 
+// Graceful: no new connections, the worker's in-flight attempts finish (their leases would
+// otherwise expire and another instance send them again), then the stores close.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => server.close(() => void stores.close().then(() => process.exit(0))))
+  process.once(signal, () =>
+    server.close(
+      () =>
+        void webhooks
+          .close()
+          .then(() => stores.close())
+          .then(() => process.exit(0)),
+    ),
+  )
 }
 
 function wholeNumber(name: string): number | undefined {

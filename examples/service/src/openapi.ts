@@ -53,9 +53,11 @@ function body(id: string): Json {
 }
 
 // Every /v1 operation needs a bearer token (RFC 6750) from the service's own authorisation server:
-// reads read:orders, writes write:orders. 401 and 403 carry WWW-Authenticate.
+// reads read:orders, writes write:orders, webhook endpoints manage:webhooks. 401 and 403 carry
+// WWW-Authenticate.
 const READ = [{ oauth2: ['read:orders'] }]
 const WRITE = [{ oauth2: ['write:orders'] }]
+const MANAGE = [{ oauth2: ['manage:webhooks'] }]
 const unauthorized = problem(
   'No token, or an invalid, expired or revoked one (WWW-Authenticate: Bearer, error="invalid_token" when one was sent)',
 )
@@ -65,11 +67,15 @@ const forbidden = problem(
 
 /** Adds the security requirement and the 401 and 403 answers to each operation of `paths`. */
 function secured(paths: Record<string, Json>): Record<string, Json> {
-  for (const item of Object.values(paths)) {
+  for (const [path, item] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (method === 'parameters') continue
       const op = operation as Json
-      op['security'] = method === 'get' || method === 'head' ? READ : WRITE
+      op['security'] = path.startsWith('/v1/webhook_endpoints')
+        ? MANAGE
+        : method === 'get' || method === 'head'
+          ? READ
+          : WRITE
       op['responses'] = { ...(op['responses'] as Json), 401: unauthorized, 403: forbidden }
     }
   }
@@ -81,6 +87,7 @@ function oauthScheme(serverUrl: string): Json {
   const scopes = {
     'read:orders': 'Read orders and operations',
     'write:orders': 'Create, change, cancel and delete orders',
+    'manage:webhooks': 'Register webhook endpoints, rotate their secrets, inspect and redeliver',
   }
   return {
     type: 'oauth2',
@@ -112,6 +119,35 @@ export function openApiDocument(serverUrl: string): Json {
     schema: { type: 'string', format: 'uri' },
   })
   const orderHeaders = { 'X-Request-Id': requestId }
+  const list = (item: Json, description: string): Json => ({
+    description,
+    headers: {
+      'X-Request-Id': requestId,
+      Link: {
+        description: 'RFC 8288 rel="next" when has_more, on the server URL above',
+        schema: { type: 'string' },
+      },
+    },
+    content: json({
+      type: 'object',
+      properties: {
+        data: { type: 'array', items: item },
+        has_more: { type: 'boolean' },
+        next_cursor: { type: ['string', 'null'] },
+      },
+      required: ['data', 'has_more', 'next_cursor'],
+    }),
+  })
+  const page = [
+    { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+    {
+      name: 'after',
+      in: 'query',
+      description: 'The next_cursor of the previous page (signed; bound to the filters).',
+      schema: { type: 'string', maxLength: 1024 },
+    },
+  ]
+  const noEndpoint = problem('No such webhook endpoint (or another client’s)')
   return {
     openapi: '3.1.0',
     info: {
@@ -231,6 +267,111 @@ export function openApiDocument(serverUrl: string): Json {
             },
             404: problem('No such order'),
             409: problem('Order already cancelled'),
+          },
+        },
+      },
+      '/v1/webhook_endpoints': {
+        get: {
+          operationId: 'listWebhookEndpoints',
+          summary: 'List the webhook endpoints of the caller (docs/spec.md §2.3 envelope)',
+          parameters: page,
+          responses: {
+            200: list(ref('WebhookEndpoint'), 'A page of endpoints, ids ascending'),
+            400: problem('Malformed query'),
+          },
+        },
+        post: {
+          operationId: 'createWebhookEndpoint',
+          summary: 'Register a receiver of order events',
+          description:
+            'The URL must be http or https and resolve to public addresses only (an SSRF guard; the service may allow some private origins); it is checked again at every connection. `events` absent: every event type. The answer holds the signing secret, shown only here. Idempotency-Key is not honoured (the answer holds a secret that would be stored).',
+          requestBody: body('CreateWebhookEndpoint'),
+          responses: {
+            201: {
+              description: 'Registered',
+              headers: { Location: location('The endpoint'), 'X-Request-Id': requestId },
+              content: json(ref('WebhookEndpointWithSecret')),
+            },
+            400: problem('Malformed JSON'),
+            409: problem('Too many endpoints for this client'),
+            413: problem('Body too large'),
+            415: problem('Not JSON'),
+            422: problem(
+              'Invalid body, or a URL the SSRF guard refuses (private, loopback, link-local or metadata address, or a host that does not resolve); `errors` points at /url',
+            ),
+          },
+        },
+      },
+      '/v1/webhook_endpoints/{id}': {
+        parameters: [id],
+        get: {
+          operationId: 'getWebhookEndpoint',
+          responses: {
+            200: { description: 'The endpoint', content: json(ref('WebhookEndpoint')) },
+            404: noEndpoint,
+          },
+        },
+        delete: {
+          operationId: 'deleteWebhookEndpoint',
+          description: 'Its pending deliveries end failed (endpoint-deleted).',
+          responses: { 204: { description: 'Deleted' }, 404: noEndpoint },
+        },
+      },
+      '/v1/webhook_endpoints/{id}/rotate_secret': {
+        parameters: [id],
+        post: {
+          operationId: 'rotateWebhookSecret',
+          summary: 'Issue a new signing secret',
+          description:
+            'The new secret signs from now on; the previous one keeps signing for 24 hours (each delivery then carries two signatures), so the receiver can switch without missing one.',
+          responses: {
+            200: {
+              description: 'The endpoint and its new secret, shown only here',
+              content: json(ref('WebhookEndpointWithSecret')),
+            },
+            404: noEndpoint,
+          },
+        },
+      },
+      '/v1/webhook_endpoints/{id}/deliveries': {
+        parameters: [id],
+        get: {
+          operationId: 'listWebhookDeliveries',
+          summary: 'The deliveries to an endpoint, newest event first, with their attempts',
+          parameters: [
+            ...page,
+            {
+              name: 'status',
+              in: 'query',
+              schema: { type: 'string', enum: ['pending', 'succeeded', 'failed', 'dead'] },
+            },
+          ],
+          responses: {
+            200: list(ref('WebhookDelivery'), 'A page of deliveries'),
+            400: problem('Malformed query'),
+            404: noEndpoint,
+          },
+        },
+      },
+      '/v1/webhook_endpoints/{id}/deliveries/{event_id}/redeliver': {
+        parameters: [
+          id,
+          {
+            name: 'event_id',
+            in: 'path',
+            required: true,
+            schema: { type: 'string', maxLength: 64 },
+          },
+        ],
+        post: {
+          operationId: 'redeliverWebhook',
+          summary: 'Send one event to the endpoint again (same webhook-id), whatever its state',
+          responses: {
+            202: {
+              description: 'Queued; the delivery starts again from attempt 0',
+              content: json(ref('WebhookDelivery')),
+            },
+            404: problem('No such endpoint, or no delivery of this event to it'),
           },
         },
       },

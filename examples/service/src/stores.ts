@@ -3,7 +3,13 @@
 // records (and, on Redis, rate-limit state), which is how the service grows past one machine.
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import type { OAuthStore } from '@api-blocks/oauth'
-import { migrate, PostgresIdempotencyStore, PostgresOAuthStore } from '@api-blocks/postgres'
+import {
+  migrate,
+  PostgresDeliveryQueue,
+  PostgresEndpointStore,
+  PostgresIdempotencyStore,
+  PostgresOAuthStore,
+} from '@api-blocks/postgres'
 import type { RateLimitStore } from '@api-blocks/rate-limit'
 import {
   RedisIdempotencyStore,
@@ -11,10 +17,13 @@ import {
   RedisRateLimitStore,
   reconnectBackoff,
 } from '@api-blocks/redis'
+import type { DeliveryQueue, EndpointStore } from '@api-blocks/webhooks'
+import { createWebhookPublisher } from '@api-blocks/webhooks'
 import pg from 'pg'
 import { createClient } from 'redis'
 import { migrateOrders, PostgresOrderStore } from './orders/postgres-store.ts'
 import type { OrderStore } from './orders/store.ts'
+import { orderEvents } from './webhooks/setup.ts'
 
 export interface SharedStores {
   idempotencyStore?: IdempotencyStore
@@ -24,8 +33,15 @@ export interface SharedStores {
    * `REDIS_URL` is.
    */
   oauthStore?: OAuthStore
-  /** Orders and operations, in PostgreSQL when `DATABASE_URL` is set. */
+  /**
+   * Orders and operations, in PostgreSQL when `DATABASE_URL` is set; each write enqueues its
+   * webhook deliveries in {@link deliveryQueue} in its own transaction (the outbox).
+   */
   orderStore?: OrderStore
+  /** Webhook endpoints, in PostgreSQL when `DATABASE_URL` is set (every instance sees them). */
+  webhookEndpointStore?: EndpointStore
+  /** Webhook deliveries, in PostgreSQL when `DATABASE_URL` is set (every instance's worker sends from it). */
+  deliveryQueue?: DeliveryQueue
   rateLimitStore?: RateLimitStore
   /** What the stores are, for the start-up banner. */
   description: string
@@ -103,6 +119,9 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer)
 }
 
+/** How long final webhook deliveries are kept in PostgreSQL: a week. */
+const DELIVERY_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+
 // Before the client was ever ready, it gives up after this many attempts, so that a service
 // pointed at a server it cannot reach fails at start-up rather than waiting for ever.
 const STARTUP_CONNECT_ATTEMPTS = 5
@@ -173,8 +192,33 @@ export async function openStores(
       closers.push(() => within(pool.end(), 2_000))
       const store = new PostgresIdempotencyStore({ db: pool, schema })
       stores.idempotencyStore = store
+      // Webhook endpoints and deliveries: every instance's worker sends from the one queue
+      // (leases: FOR UPDATE SKIP LOCKED), whichever instance took the write.
+      const endpointStore = new PostgresEndpointStore({ db: pool, schema })
+      const deliveryQueue = new PostgresDeliveryQueue({ db: pool, schema })
+      stores.webhookEndpointStore = endpointStore
+      stores.deliveryQueue = deliveryQueue
       // Orders too: every instance sees every order, and a create commits with its record.
-      stores.orderStore = new PostgresOrderStore({ pool, schema, idempotencyStore: store })
+      // Each write's webhook deliveries are enqueued in its transaction (the transactional
+      // outbox): committed with the order, or not at all.
+      // Each write's webhook deliveries are enqueued in its transaction (the transactional
+      // outbox), the subscribed endpoints read on the same connection: committed with the
+      // order, or not at all.
+      stores.orderStore = new PostgresOrderStore({
+        pool,
+        schema,
+        idempotencyStore: store,
+        events: orderEvents((event, db) =>
+          createWebhookPublisher(
+            db === undefined
+              ? { store: endpointStore, queue: deliveryQueue }
+              : {
+                  store: new PostgresEndpointStore({ db, schema }),
+                  queue: deliveryQueue.inTransaction(db),
+                },
+          ).publish(event),
+        ),
+      })
       // The authorisation server's state too: durable, so a revocation survives a restart of
       // anything, and preferred to Redis when both are set (an evicting Redis could drop a
       // family's revocation mark while its tokens stay).
@@ -183,6 +227,13 @@ export async function openStores(
       // Expiry by a sweep: records past their retention (idempotency records 24 hours, OAuth
       // codes, tokens and revocation marks their own) are deleted every minute.
       const sweep = setInterval(() => {
+        // Final webhook deliveries (succeeded, failed, dead) are kept a week for inspection and
+        // redelivery, then deleted.
+        deliveryQueue
+          .purge(Date.now() - DELIVERY_RETENTION_MS)
+          .catch((error: Error) =>
+            logger.error({ err: error, store: 'postgres' }, 'postgres: delivery purge failed'),
+          )
         store
           .sweepExpired(Date.now() - 60_000)
           .catch((error: Error) =>
@@ -196,7 +247,9 @@ export async function openStores(
       }, 60_000)
       sweep.unref()
       closers.push(async () => clearInterval(sweep))
-      parts.push('orders, idempotency records and OAuth state in PostgreSQL')
+      parts.push(
+        'orders, idempotency records, OAuth state, webhook endpoints and deliveries in PostgreSQL',
+      )
     }
     if (env.REDIS_URL) {
       const timeout = milliseconds(env.REDIS_TIMEOUT_MS, 500, 'REDIS_TIMEOUT_MS')

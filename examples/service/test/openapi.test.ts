@@ -6,6 +6,11 @@ import {
   registry,
   replaceOrderSchema,
 } from '../src/orders/schema.ts'
+import {
+  createWebhookEndpointSchema,
+  deliverySchema,
+  webhookEndpointWithSecretSchema,
+} from '../src/webhooks/schema.ts'
 
 describe('/openapi.json', () => {
   test('is an OpenAPI 3.1 document with an example for every request body', async () => {
@@ -20,7 +25,7 @@ describe('/openapi.json', () => {
           bodies.push(operation.requestBody)
       }
     }
-    expect(bodies.length).toBe(3)
+    expect(bodies.length).toBe(4)
     for (const body of bodies as {
       content: Record<string, { examples: Record<string, unknown> }>
     }[]) {
@@ -34,7 +39,14 @@ describe('/openapi.json', () => {
   })
 
   test('every registered example is valid against its own schema', () => {
-    for (const schema of [createOrderSchema, replaceOrderSchema, patchOrderSchema]) {
+    for (const schema of [
+      createOrderSchema,
+      replaceOrderSchema,
+      patchOrderSchema,
+      createWebhookEndpointSchema,
+      webhookEndpointWithSecretSchema,
+      deliverySchema,
+    ]) {
       for (const example of registry.get(schema)?.examples ?? []) {
         expect(schema.safeParse(example).success).toBe(true)
       }
@@ -58,7 +70,11 @@ describe('/openapi.json declares the OAuth 2.0 security of /v1', () => {
     })
     expect(scheme.flows.clientCredentials.tokenUrl).toBe('https://api.example/token')
     for (const flow of Object.values(scheme.flows) as { scopes: Record<string, string> }[]) {
-      expect(Object.keys(flow.scopes).sort()).toEqual(['read:orders', 'write:orders'])
+      expect(Object.keys(flow.scopes).sort()).toEqual([
+        'manage:webhooks',
+        'read:orders',
+        'write:orders',
+      ])
     }
     let operations = 0
     for (const [path, item] of Object.entries(doc.paths) as [string, Record<string, unknown>][]) {
@@ -67,11 +83,15 @@ describe('/openapi.json declares the OAuth 2.0 security of /v1', () => {
         if (method === 'parameters') continue
         operations++
         const op = operation as { security: unknown; responses: Record<string, unknown> }
-        const scope = method === 'get' ? 'read:orders' : 'write:orders'
+        const scope = path.startsWith('/v1/webhook_endpoints')
+          ? 'manage:webhooks'
+          : method === 'get'
+            ? 'read:orders'
+            : 'write:orders'
         expect(op.security, `${method} ${path}`).toEqual([{ oauth2: [scope] }])
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']))
       }
     }
-    expect(operations).toBe(8)
+    expect(operations).toBe(15)
   })
 })

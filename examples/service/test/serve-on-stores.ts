@@ -10,20 +10,34 @@ import type { ServiceOptions } from '../src/app.ts'
 import { createService } from '../src/app.ts'
 import type { SharedStores, StoreEnvironment, StoreLogger } from '../src/stores.ts'
 import { openStores } from '../src/stores.ts'
+import type { ServiceWebhooks, WebhooksOptions } from '../src/webhooks/setup.ts'
+import { createWebhooks } from '../src/webhooks/setup.ts'
 
 export interface RunningService {
   /** `http://127.0.0.1:<port>` */
   base: string
   stores: SharedStores
-  /** Stops the server, then closes the stores. */
+  /** The outbound webhooks on the stores, their worker running (as main.ts runs it). */
+  webhooks: ServiceWebhooks
+  /** Stops the server and the worker, then closes the stores. */
   close(): Promise<void>
 }
 
 export async function serveOnStores(
   env: StoreEnvironment,
-  options: { logger?: StoreLogger; service?: ServiceOptions } = {},
+  options: {
+    logger?: StoreLogger
+    service?: ServiceOptions
+    /** The webhook settings (default: the typical schedule, no private origin allowed). */
+    webhooks?: Omit<WebhooksOptions, 'endpointStore' | 'queue'>
+  } = {},
 ): Promise<RunningService> {
   const stores = await openStores(env, options.logger ? { logger: options.logger } : {})
+  const webhooks = createWebhooks({
+    ...(stores.webhookEndpointStore ? { endpointStore: stores.webhookEndpointStore } : {}),
+    ...(stores.deliveryQueue ? { queue: stores.deliveryQueue } : {}),
+    ...options.webhooks,
+  })
   let service: Handler | undefined
   const server = serve((request) => (service as Handler)(request), {
     port: 0,
@@ -35,6 +49,7 @@ export async function serveOnStores(
   service = createService({
     publicUrl: base,
     ...(stores.orderStore ? { orderStore: stores.orderStore } : {}),
+    webhooks,
     ...(stores.idempotencyStore ? { idempotencyStore: stores.idempotencyStore } : {}),
     ...(stores.rateLimitStore ? { rateLimitStore: stores.rateLimitStore } : {}),
     ...options.service,
@@ -43,11 +58,14 @@ export async function serveOnStores(
       ...options.service?.oauth,
     },
   })
+  webhooks.worker.start()
   return {
     base,
     stores,
+    webhooks,
     close: async () => {
       await new Promise((resolve) => server.close(resolve))
+      await webhooks.close()
       await stores.close()
     },
   }

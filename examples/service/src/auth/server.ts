@@ -78,11 +78,14 @@ export interface ServiceOAuth {
   server: AuthorizationServer
   /** The AS endpoints and the login and consent pages: a Response, or undefined for other paths. */
   front: (request: Request) => Promise<Response | undefined>
-  /** Bearer tokens on /v1: reads need read:orders, writes write:orders. */
+  /** Bearer tokens on /v1: reads need read:orders, writes write:orders, webhook endpoints manage:webhooks. */
   protect: Middleware
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** The webhook endpoints resource: every method needs manage:webhooks. */
+const WEBHOOKS_PATH = `${API_PATH}/webhook_endpoints`
 
 /**
  * The paths of the authorisation server (its default ones) and of the login and
@@ -194,11 +197,15 @@ export function createOAuth(
   })
   const read = requireScopes('read:orders')
   const write = requireScopes('write:orders')
+  // Registering receivers, reading their secrets once and their delivery logs: one scope for
+  // all of it, reads included (a delivery log shows what the receiver answered).
+  const manage = requireScopes('manage:webhooks')
   const protect: Middleware = (request, next) => {
     const path = new URL(request.url).pathname
     if (path !== API_PATH && !path.startsWith(`${API_PATH}/`)) return next(request)
+    const webhooks = path === WEBHOOKS_PATH || path.startsWith(`${WEBHOOKS_PATH}/`)
     return verify(request, (verified) =>
-      (READS.has(verified.method) ? read : write)(verified, next),
+      (webhooks ? manage : READS.has(verified.method) ? read : write)(verified, next),
     )
   }
   return { server, front, protect }

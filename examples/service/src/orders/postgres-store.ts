@@ -9,7 +9,7 @@ import type { Queryable } from '@api-blocks/postgres'
 import { PostgresStoreError } from '@api-blocks/postgres'
 import { createIdGenerator } from './id.ts'
 import type { CreateOrder, Operation, Order } from './schema.ts'
-import type { OrderChanges, OrderListQuery, OrderStore, Respond } from './store.ts'
+import type { OrderChanges, OrderEvents, OrderListQuery, OrderStore, Respond } from './store.ts'
 
 /** A connection of a pool, for a transaction (`pg.PoolClient`). */
 interface PooledConnection extends Queryable {
@@ -41,6 +41,13 @@ export interface PostgresOrderStoreOptions {
   clock?: () => number
   /** Makes ids (default: time-ordered random ids of orders/id.ts, on `clock`). */
   nextId?: (prefix: string) => string
+  /**
+   * Receives every change inside the write's transaction, with its connection (default: none):
+   * the webhook events are enqueued in the same commit as the write (the transactional
+   * outbox), and what it throws rolls the write back. With it, updates and deletes run in a
+   * transaction too (without it, one statement each).
+   */
+  events?: OrderEvents
 }
 
 // Times are timestamptz from the database's clock, not each instance's: instances whose clocks
@@ -144,6 +151,7 @@ export class PostgresOrderStore implements OrderStore {
   readonly #operations: string
   readonly #idempotency: PostgresOrderStoreOptions['idempotencyStore']
   readonly #nextId: (prefix: string) => string
+  readonly #events: OrderEvents | undefined
 
   constructor(options: PostgresOrderStoreOptions) {
     const schema = quoteIdentifier(options.schema ?? 'public')
@@ -151,6 +159,7 @@ export class PostgresOrderStore implements OrderStore {
     this.#orders = `${schema}.orders`
     this.#operations = `${schema}.order_operations`
     this.#idempotency = options.idempotencyStore
+    this.#events = options.events
     this.#nextId =
       options.nextId ?? createIdGenerator(options.clock ? { clock: options.clock } : {})
   }
@@ -194,40 +203,53 @@ VALUES ($1, 'open', $2, $3::jsonb, $4, 1, ${NOW}, ${NOW})
 RETURNING ${ORDER_COLUMNS}`,
         [this.#nextId('ord'), input.customer, JSON.stringify(input.items), input.note ?? null],
       )
-      return respond(orderOf(rows[0] as OrderRow), this.#idempotency?.withDb(db))
+      const order = orderOf(rows[0] as OrderRow)
+      const answer = await respond(order, this.#idempotency?.withDb(db))
+      await this.#events?.('order.created', order, db)
+      return answer
     })
   }
 
   async update(current: Order, changes: OrderChanges): Promise<Order | undefined> {
     const next = { ...current, ...changes }
-    const rows = await this.#query(
-      'orders.update',
-      this.#pool,
-      `UPDATE ${this.#orders} AS o SET customer = $3, items = $4::jsonb, note = $5, status = $6,
+    return this.#write('orders.update', async (db) => {
+      const rows = await this.#query(
+        'orders.update',
+        db,
+        `UPDATE ${this.#orders} AS o SET customer = $3, items = $4::jsonb, note = $5, status = $6,
   version = o.version + 1, updated_at = ${NOW}
 WHERE o.id = $1 AND o.version = $2
 RETURNING ${ORDER_COLUMNS}`,
-      [
-        current.id,
-        current.version,
-        next.customer,
-        JSON.stringify(next.items),
-        next.note,
-        next.status,
-      ],
-    )
-    const row = rows[0] as OrderRow | undefined
-    return row === undefined ? undefined : orderOf(row)
+        [
+          current.id,
+          current.version,
+          next.customer,
+          JSON.stringify(next.items),
+          next.note,
+          next.status,
+        ],
+      )
+      const row = rows[0] as OrderRow | undefined
+      if (row === undefined) return undefined
+      const order = orderOf(row)
+      await this.#events?.('order.updated', order, db)
+      return order
+    })
   }
 
   async delete(current: Order): Promise<boolean> {
-    const rows = await this.#query(
-      'orders.delete',
-      this.#pool,
-      `DELETE FROM ${this.#orders} WHERE id = $1 AND version = $2 RETURNING 1 AS done`,
-      [current.id, current.version],
-    )
-    return rows.length === 1
+    return this.#write('orders.delete', async (db) => {
+      const rows = await this.#query(
+        'orders.delete',
+        db,
+        `DELETE FROM ${this.#orders} AS o WHERE o.id = $1 AND o.version = $2 RETURNING ${ORDER_COLUMNS}`,
+        [current.id, current.version],
+      )
+      const row = rows[0] as OrderRow | undefined
+      if (row === undefined) return false
+      await this.#events?.('order.deleted', orderOf(row), db)
+      return true
+    })
   }
 
   async cancel<R>(
@@ -258,11 +280,11 @@ RETURNING ${OPERATION_COLUMNS}`,
 
   async finishCancel(orderId: string, operationId: string): Promise<void> {
     await this.#transaction('orders.finishCancel', async (db) => {
-      await this.#query(
+      const cancelled = await this.#query(
         'orders.finishCancel',
         db,
-        `UPDATE ${this.#orders} SET status = 'cancelled', version = version + 1, updated_at = ${NOW}
-WHERE id = $1 AND status = 'cancelling'`,
+        `UPDATE ${this.#orders} AS o SET status = 'cancelled', version = o.version + 1, updated_at = ${NOW}
+WHERE o.id = $1 AND o.status = 'cancelling' RETURNING ${ORDER_COLUMNS}`,
         [orderId],
       )
       await this.#query(
@@ -271,6 +293,8 @@ WHERE id = $1 AND status = 'cancelling'`,
         `UPDATE ${this.#operations} SET status = 'succeeded', completed_at = ${NOW} WHERE id = $1`,
         [operationId],
       )
+      const row = cancelled[0] as OrderRow | undefined
+      if (row !== undefined) await this.#events?.('order.cancelled', orderOf(row), db)
     })
   }
 
@@ -283,6 +307,14 @@ WHERE id = $1 AND status = 'cancelling'`,
     )
     const row = rows[0] as Operation | undefined
     return row === undefined ? undefined : operationOf(row)
+  }
+
+  /**
+   * Runs a write with its event: in a transaction when there are events to enqueue with it,
+   * else on the pool (one statement, no BEGIN and COMMIT round trips).
+   */
+  #write<R>(operation: string, work: (db: Queryable) => Promise<R>): Promise<R> {
+    return this.#events === undefined ? work(this.#pool) : this.#transaction(operation, work)
   }
 
   /**

@@ -4,6 +4,7 @@
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import type { KeysetOrder, PageRequest } from '@api-blocks/pagination'
 import { comparePositions, positionOf, seekArray } from '@api-blocks/pagination'
+import type { Queryable } from '@api-blocks/postgres'
 import { createIdGenerator } from './id.ts'
 import type { CreateOrder, Operation, Order } from './schema.ts'
 
@@ -27,6 +28,27 @@ export type OrderChanges = Partial<Pick<Order, 'customer' | 'items' | 'note' | '
  * has none (memory), and then the middleware completes the record after the handler.
  */
 export type Respond<T, R> = (value: T, idempotencyStore: IdempotencyStore | undefined) => Promise<R>
+
+/** The events a write to an order emits, in the order of an order's life (docs/service.md, "Webhooks"). */
+export const ORDER_EVENT_TYPES = [
+  'order.created',
+  'order.updated',
+  'order.cancelled',
+  'order.deleted',
+] as const
+
+/** One of {@link ORDER_EVENT_TYPES}. */
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number]
+
+/**
+ * Receives each change of an order, with the order as the API shows it after the change (as
+ * it was for `order.deleted`). A store with transactions calls it inside the write's
+ * transaction and passes that transaction's connection (`db`), so the event is enqueued in the
+ * same commit as the write (the transactional outbox) and a write that rolls back emits
+ * nothing; what it throws rolls the write back. The memory store calls it after its write
+ * (`db` undefined).
+ */
+export type OrderEvents = (type: OrderEventType, order: Order, db?: Queryable) => Promise<void>
 
 /** Orders and operations. Every method returns a Promise (a store may be a database). */
 export interface OrderStore {
@@ -59,6 +81,11 @@ export interface MemoryOrderStoreOptions {
   clock?: () => number
   /** Makes ids (default: time-ordered random ids of orders/id.ts). */
   nextId?: (prefix: string) => string
+  /**
+   * Receives every change, after the write (default: none). What it throws fails the call; a
+   * create is undone then, other writes stay done.
+   */
+  events?: OrderEvents
 }
 
 /**
@@ -72,10 +99,12 @@ export class MemoryOrderStore implements OrderStore {
   readonly #operations = new Map<string, Operation>()
   readonly #clock: () => number
   readonly #nextId: (prefix: string) => string
+  readonly #events: OrderEvents | undefined
 
   constructor(options: MemoryOrderStoreOptions = {}) {
     this.#clock = options.clock ?? Date.now
     this.#nextId = options.nextId ?? createIdGenerator({ clock: this.#clock })
+    this.#events = options.events
   }
 
   #now(): string {
@@ -130,7 +159,9 @@ export class MemoryOrderStore implements OrderStore {
     }
     this.#put(order)
     try {
-      return await respond(order, undefined)
+      const answer = await respond(order, undefined)
+      await this.#events?.('order.created', order)
+      return answer
     } catch (error) {
       this.#remove(order.id) // the write fails with its answer
       throw error
@@ -138,6 +169,13 @@ export class MemoryOrderStore implements OrderStore {
   }
 
   async update(current: Order, changes: OrderChanges): Promise<Order | undefined> {
+    const next = this.#write(current, changes)
+    if (next !== undefined) await this.#events?.('order.updated', next)
+    return next
+  }
+
+  /** Writes `changes` over the order if it is still at `current.version`; no event. */
+  #write(current: Order, changes: OrderChanges): Order | undefined {
     const stored = this.#orders.get(current.id)
     if (stored === undefined || stored.version !== current.version) return undefined
     const next: Order = {
@@ -156,6 +194,7 @@ export class MemoryOrderStore implements OrderStore {
     const stored = this.#orders.get(current.id)
     if (stored === undefined || stored.version !== current.version) return false
     this.#remove(current.id)
+    await this.#events?.('order.deleted', stored)
     return true
   }
 
@@ -177,14 +216,16 @@ export class MemoryOrderStore implements OrderStore {
     const answer = await respond(operation, undefined)
     // Written once the answer is built (nothing awaited in between the check and the write).
     if (this.#orders.get(id)?.status !== 'open') return undefined
-    await this.update(this.#orders.get(id) as Order, { status: 'cancelling' })
+    // No event yet: order.cancelled is emitted when the cancellation completes (finishCancel).
+    this.#write(this.#orders.get(id) as Order, { status: 'cancelling' })
     this.#operations.set(operation.id, operation)
     return answer
   }
 
   async finishCancel(orderId: string, operationId: string): Promise<void> {
     const order = this.#orders.get(orderId)
-    if (order?.status === 'cancelling') await this.update(order, { status: 'cancelled' })
+    const cancelled =
+      order?.status === 'cancelling' ? this.#write(order, { status: 'cancelled' }) : undefined
     const operation = this.#operations.get(operationId)
     if (operation !== undefined) {
       this.#operations.set(operationId, {
@@ -193,6 +234,7 @@ export class MemoryOrderStore implements OrderStore {
         completed_at: this.#now(),
       })
     }
+    if (cancelled !== undefined) await this.#events?.('order.cancelled', cancelled)
   }
 
   async getOperation(id: string): Promise<Operation | undefined> {
