@@ -41,8 +41,23 @@ export type { MemoryEndpointStoreOptions } from './memory/endpoint-store.ts'
 export { MemoryEndpointStore } from './memory/endpoint-store.ts'
 export type { Freshness, FreshnessTracker, FreshnessTrackerOptions } from './ordering.ts'
 export { createFreshnessTracker } from './ordering.ts'
+export type {
+  PublishOptions,
+  WebhookPublisher,
+  WebhookPublisherOptions,
+} from './publisher.ts'
+export { createWebhookPublisher } from './publisher.ts'
 export type { WebhookContext, WebhookReceiver, WebhookReceiverOptions } from './receiver.ts'
 export { createWebhookReceiver } from './receiver.ts'
+export type {
+  EndpointRegistry,
+  EndpointRegistryOptions,
+  EndpointWithSecret,
+  NewEndpoint,
+} from './registry.ts'
+export { createEndpointRegistry } from './registry.ts'
+export type { RetryDecision, RetryPolicy, RetryPolicyOptions } from './retry-policy.ts'
+export { createRetryPolicy, retrySchedules } from './retry-policy.ts'
 export type { SafeFetch, SafeFetchInit, SafeFetchOptions } from './safe-fetch.ts'
 export { createSafeFetch } from './safe-fetch.ts'
 export type { WebhookDelivery, WebhookSender, WebhookSenderOptions } from './sender.ts'
@@ -50,3 +65,5 @@ export { createWebhookSender } from './sender.ts'
 export { isRefusedAddress } from './ssrf/address.ts'
 export type { DnsLookup, SsrfGuard, SsrfGuardOptions } from './ssrf/guard.ts'
 export { createSsrfGuard } from './ssrf/guard.ts'
+export type { DeliveryWorker, DeliveryWorkerEvent, DeliveryWorkerOptions } from './worker.ts'
+export { createDeliveryWorker } from './worker.ts'
