@@ -6,15 +6,21 @@
  */
 
 /**
- * Why an attempt got no HTTP response: the deadline passed, the connection failed (refused,
- * reset, DNS, TLS), or the SSRF guard refused the address the host resolved to at connect time.
+ * Why an attempt got no HTTP response:
+ * - `'timeout'`: the deadline passed;
+ * - `'connection'`: the connection failed (refused, reset, DNS, TLS);
+ * - `'address-refused'`: the SSRF guard refused the address the host resolved to at connect
+ *   time (or the URL is not one it sends to);
+ * - `'invalid-delivery'`: nothing was sent because the delivery itself cannot be: its
+ *   `webhook-id` or a secret is not valid, so it could not be signed. Every attempt would fail
+ *   the same way, so the retry policy does not retry it.
  *
  * @example
  * ```ts
  * const reason: AttemptFailure = 'timeout'
  * ```
  */
-export type AttemptFailure = 'timeout' | 'connection' | 'address-refused'
+export type AttemptFailure = 'timeout' | 'connection' | 'address-refused' | 'invalid-delivery'
 
 /**
  * The outcome of one POST to a receiver. `response`: the receiver answered (any status, a 3xx

@@ -42,6 +42,10 @@ export type WebhookErrorCode =
   | 'TOO_MANY_REDIRECTS'
   /** An endpoint kept changing under a registry write: its compare-and-set lost every retry (409 `conflict`). */
   | 'ENDPOINT_CONFLICT'
+  /** A safe fetch got no complete answer within its deadline (503 `service-unavailable`). */
+  | 'FETCH_TIMEOUT'
+  /** A safe fetch could not connect or lost the connection: DNS, refused, reset, TLS; the `cause` says which (503 `service-unavailable`). */
+  | 'FETCH_FAILED'
 
 /**
  * A refusal of @api-blocks/webhooks. It is an `ApiBlocksError` (through `ProblemError`), so
@@ -96,6 +100,9 @@ function problemFor(code: WebhookErrorCode, detail: string, maxBytes: number) {
       return problems.notFound.create({ detail })
     case 'ENDPOINT_CONFLICT':
       return problems.conflict.create({ detail })
+    case 'FETCH_TIMEOUT':
+    case 'FETCH_FAILED':
+      return problems.serviceUnavailable.create({ detail })
     case 'BODY_TOO_LARGE':
       return problems.payloadTooLarge.create({ detail, max_bytes: maxBytes })
     default:

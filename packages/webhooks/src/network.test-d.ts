@@ -4,12 +4,14 @@ import { lookup } from 'node:dns'
 import type { Dispatcher } from 'undici'
 import { describe, expectTypeOf, test } from 'vitest'
 import type {
+  AttemptFailure,
   AttemptResult,
   DnsLookup,
   Freshness,
   SafeFetch,
   SsrfGuard,
   WebhookContext,
+  WebhookErrorCode,
   WebhookEvent,
 } from './index.ts'
 import {
@@ -36,6 +38,9 @@ describe('network types', () => {
     expectTypeOf(sender.send).returns.resolves.toEqualTypeOf<AttemptResult>()
     // @ts-expect-error: the payload is the serialised event, not the event
     sender.send({ url: 'https://a.example', eventId: 'evt_1', payload: {}, secrets: [] })
+    expectTypeOf<AttemptFailure>().toEqualTypeOf<
+      'timeout' | 'connection' | 'address-refused' | 'invalid-delivery'
+    >()
   })
 
   test('the safe fetch is GET or HEAD and gives a Response', () => {
@@ -44,6 +49,8 @@ describe('network types', () => {
     expectTypeOf(safeFetch).returns.resolves.toEqualTypeOf<Response>()
     // @ts-expect-error: GET or HEAD only
     safeFetch('https://a.example', { method: 'POST' })
+    createSafeFetch({ allowHttpsDowngrade: true })
+    expectTypeOf<'FETCH_TIMEOUT' | 'FETCH_FAILED'>().toExtend<WebhookErrorCode>()
   })
 
   test('the receiver is a Fetch handler; the handler gets the event and its context', () => {

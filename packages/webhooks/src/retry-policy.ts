@@ -123,6 +123,7 @@ function checkDelay(name: string, value: number, allowZero: boolean): void {
  * | other 400–499 except 429 | `failed` |
  * | 429, 500–599 (and any other status), `timeout`, `connection` | `pending` with the delay below; `dead` when `a + 1 >= maxAttempts` |
  * | `address-refused` | `failed`: the SSRF guard refused the address at connect time; retrying reaches the same address |
+ * | `invalid-delivery` | `failed`: nothing was sent, the delivery cannot be signed (a bad `webhook-id` or secret); every retry would fail the same way |
  *
  * The delay after attempt `a` is `min(baseMs × 2^a, maxMs) × (0.5 + random())`, or with a
  * schedule `schedule[a] × (0.5 + random())`, rounded to a millisecond and kept within
@@ -188,7 +189,7 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
       // A negative, fractional or absurd attempt number is read as the nearest sensible one.
       const attempt = Number.isFinite(attemptNumber) ? Math.max(0, Math.floor(attemptNumber)) : 0
       if (result.kind === 'failure') {
-        if (result.failure === 'address-refused')
+        if (result.failure === 'address-refused' || result.failure === 'invalid-delivery')
           return { status: 'failed', disableEndpoint: false }
         return retry(attempt, null)
       }

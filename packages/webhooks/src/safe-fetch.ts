@@ -23,7 +23,13 @@ import { createSsrfGuard } from './ssrf/guard.ts'
  * ```
  */
 export interface SafeFetchOptions {
-  /** The SSRF guard (default: a new `createSsrfGuard()`, closed by `close()`). */
+  /**
+   * The SSRF guard (default: a new `createSsrfGuard()`, closed by `close()`). Give the safe
+   * fetch its own guard, made without `allowedOrigins`: an allowed origin connects whatever it
+   * resolves to, so the sender's guard (which allows a local receiver) would let a URL from a
+   * payload, or a redirect, reach that internal origin. `allowedRanges` are as open here as
+   * there.
+   */
   guard?: SsrfGuard
   /** How many redirects are followed (default 5); one more is `TOO_MANY_REDIRECTS`. */
   maxRedirects?: number
@@ -31,6 +37,12 @@ export interface SafeFetchOptions {
   timeoutMs?: number
   /** The largest body read, in bytes (default 1 MiB); more is `BODY_TOO_LARGE`. */
   maxBodyBytes?: number
+  /**
+   * Whether a redirect from `https:` to `http:` is followed (default `false`: it is
+   * `URL_INVALID`). The caller's header fields left with the origin anyway; what the downgrade
+   * exposes is the request and the answer to anyone on the path.
+   */
+  allowHttpsDowngrade?: boolean
 }
 
 /**
@@ -44,7 +56,11 @@ export interface SafeFetchOptions {
 export interface SafeFetchInit {
   /** `GET` (default) or `HEAD`. */
   method?: 'GET' | 'HEAD'
-  /** Request header fields. `Authorization` and `Cookie` are dropped when a redirect leaves the origin (as fetch does). */
+  /**
+   * Request header fields. When a redirect leaves the origin, every field but `Accept`,
+   * `Accept-Language` and `User-Agent` is dropped (`Authorization`, `Cookie`, and an
+   * `X-Api-Key` or any other credential fetch would not know of).
+   */
   headers?: HeadersInitLike
   /** Aborts the call. */
   signal?: AbortSignal
@@ -52,10 +68,10 @@ export interface SafeFetchInit {
 
 /**
  * A safe fetch: resolves with the final response, its body read whole (within the limit);
- * `response.url` is the final URL. Rejects with a {@link WebhookError} (`URL_INVALID`,
- * `URL_REFUSED`, `TOO_MANY_REDIRECTS`, `BODY_TOO_LARGE`), a `TimeoutError` `DOMException` at
- * the deadline, the signal's reason when aborted, or a `TypeError` (`fetch failed`, the cause
- * attached) when the connection fails.
+ * `response.url` is the final URL. Rejects with a {@link WebhookError}: `URL_INVALID`,
+ * `URL_REFUSED`, `TOO_MANY_REDIRECTS`, `BODY_TOO_LARGE`, `FETCH_TIMEOUT` at the deadline, or
+ * `FETCH_FAILED` when the connection fails (DNS, refused, reset, TLS; the cause attached); or
+ * with the signal's reason when the caller's signal aborts it.
  *
  * @example
  * ```ts
@@ -74,8 +90,12 @@ export interface SafeFetch {
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 /** RFC 9110 §6.4.1: these carry no content. */
 const NULL_BODY = new Set([204, 205, 304])
-/** Fetch standard, HTTP-redirect fetch step 14: dropped when a redirect leaves the origin. */
-const CROSS_ORIGIN_DROPPED = ['authorization', 'cookie', 'proxy-authorization']
+/**
+ * The caller's header fields kept when a redirect leaves the origin. The Fetch standard
+ * (HTTP-redirect fetch, step 14) drops only `Authorization`; a caller's credential may be in any
+ * field (`X-Api-Key`, `Cookie`, `Private-Token`), so here every other field is dropped.
+ */
+const KEPT_ACROSS_ORIGINS = new Set(['accept', 'accept-language', 'user-agent'])
 
 function checkUrl(url: URL): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -114,17 +134,28 @@ function webhookErrorIn(error: unknown): WebhookError | undefined {
   return undefined
 }
 
+/**
+ * Drops a body that is not wanted: the connection is closed rather than the rest read. The
+ * stream then emits an abort error, and when undici had already finished it (a small answer in
+ * one packet) nothing else listens: without this listener that error ends the process.
+ */
+function drop(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined)
+  body.destroy()
+}
+
 async function readBody(
   body: Dispatcher.ResponseData['body'],
   headers: Dispatcher.ResponseData['headers'],
   maxBytes: number,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () => {
-    body.destroy()
+    drop(body)
     return new WebhookError('BODY_TOO_LARGE', `The fetched body is over ${maxBytes} bytes`, {
       maxBytes,
     })
   }
+  // Checked before reading: a body declared too large is refused without waiting for it.
   const declared = headers['content-length']
   if (typeof declared === 'string' && /^[0-9]+$/.test(declared) && Number(declared) > maxBytes) {
     throw tooLarge()
@@ -158,9 +189,14 @@ function toHeaders(fields: Dispatcher.ResponseData['headers']): Headers {
  * Makes a safe fetch (see {@link SafeFetch}). It sends GET or HEAD only. A redirect (301, 302,
  * 303, 307, 308) is followed by hand: the `Location` is resolved against the current URL and
  * must be `http:` or `https:` without credentials, the guard's dispatcher checks the new
- * connection (a public name that redirects to 169.254.169.254 is refused at that hop),
- * `Authorization` and `Cookie` are dropped when the origin changes, and past `maxRedirects`
- * hops the call fails with `TOO_MANY_REDIRECTS`.
+ * connection (a public name that redirects to 169.254.169.254 is refused at that hop), the
+ * caller's header fields but `Accept`, `Accept-Language` and `User-Agent` are dropped when the
+ * origin changes, `https:` to `http:` is refused unless `allowHttpsDowngrade`, and past
+ * `maxRedirects` hops the call fails with `TOO_MANY_REDIRECTS`. The answer to a HEAD, and a
+ * 204, 205 or 304, has a null body whatever its `Content-Length`.
+ *
+ * Give it its own guard (or none: it makes one), never the sender's guard with
+ * `allowedOrigins`: see {@link SafeFetchOptions.guard}.
  *
  * @example
  * ```ts
@@ -177,6 +213,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
   const maxRedirects = count(options.maxRedirects ?? 5, 'maxRedirects', 0)
   const timeoutMs = count(options.timeoutMs ?? 10_000, 'timeoutMs', 1)
   const maxBodyBytes = count(options.maxBodyBytes ?? 1024 * 1024, 'maxBodyBytes', 0)
+  const allowHttpsDowngrade = options.allowHttpsDowngrade ?? false
 
   async function safeFetch(input: string | URL, init: SafeFetchInit = {}): Promise<Response> {
     const method = init.method ?? 'GET'
@@ -189,7 +226,7 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
     const timer = setTimeout(
       () =>
         deadline.abort(
-          new DOMException(`The safe fetch took longer than ${timeoutMs} ms`, 'TimeoutError'),
+          new WebhookError('FETCH_TIMEOUT', `The safe fetch took longer than ${timeoutMs} ms`),
         ),
       timeoutMs,
     )
@@ -215,16 +252,31 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
             )
           }
           const next = parse(location, url)
-          if (next.origin !== url.origin)
-            for (const name of CROSS_ORIGIN_DROPPED) headers.delete(name)
+          if (url.protocol === 'https:' && next.protocol === 'http:' && !allowHttpsDowngrade) {
+            throw new WebhookError(
+              'URL_INVALID',
+              'A safe fetch does not follow a redirect from https: to http:',
+            )
+          }
+          if (next.origin !== url.origin) {
+            for (const name of [...headers.keys()]) {
+              if (!KEPT_ACROSS_ORIGINS.has(name)) headers.delete(name)
+            }
+          }
           url = next
           continue
         }
-        const bytes = await readBody(response.body, response.headers, maxBodyBytes)
-        const answer = new Response(
-          NULL_BODY.has(response.statusCode) || method === 'HEAD' ? null : bytes,
-          { status: response.statusCode, headers: toHeaders(response.headers) },
-        )
+        // RFC 9110 §9.3.2, §6.4.1: the answer to a HEAD, a 204, 205 or 304 has no content,
+        // whatever its Content-Length says (for a HEAD, the size of the GET's).
+        const bodiless = method === 'HEAD' || NULL_BODY.has(response.statusCode)
+        let bytes: Uint8Array<ArrayBuffer> | null = null
+        // Nothing is read; a 205 that sends content anyway is cut at 16 KiB.
+        if (bodiless) await response.body.dump({ limit: 16 * 1024 })
+        else bytes = await readBody(response.body, response.headers, maxBodyBytes)
+        const answer = new Response(bytes, {
+          status: response.statusCode,
+          headers: toHeaders(response.headers),
+        })
         // A constructed Response has an empty `url`; the caller needs the final one to resolve
         // relative references in the body.
         Object.defineProperty(answer, 'url', { value: url.href })
@@ -234,7 +286,9 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
       if (signal.aborted) throw signal.reason
       const refusal = webhookErrorIn(error)
       if (refusal !== undefined) throw refusal
-      throw new TypeError('fetch failed', { cause: error })
+      throw new WebhookError('FETCH_FAILED', 'The safe fetch could not get an answer', {
+        cause: error,
+      })
     } finally {
       clearTimeout(timer)
     }

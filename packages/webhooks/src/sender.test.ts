@@ -6,6 +6,8 @@ import { createVerifier } from '@api-blocks/webhook-signature'
 import fc from 'fast-check'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { AttemptResult } from './attempt.ts'
+import { createRetryPolicy } from './retry-policy.ts'
 import { createWebhookSender, retryAfterMs } from './sender.ts'
 import { createSsrfGuard } from './ssrf/guard.ts'
 
@@ -331,7 +333,33 @@ describe('createWebhookSender', () => {
     })
     await guard.close()
     expect(result).toMatchObject({ kind: 'failure', failure: 'address-refused', latencyMs: 7 })
-    expect((result as { message: string }).message).toContain('127.0.0.1')
+    // The attempt log says which check refused, never the address.
+    const message = (result as { message: string }).message
+    expect(message).toContain('URL_REFUSED')
+    expect(message).toContain('(literal check)')
+    expect(message).not.toContain('127.0.0.1')
+    expect(received.length).toBe(before)
+  })
+
+  test('a name that resolves inside the network: address-refused, neither the address nor the name in the log', async () => {
+    // The endpoint's owner controls their name; a CNAME can make it resolve any internal name.
+    const guard = createSsrfGuard({
+      lookup: (_hostname, _options, callback) =>
+        callback(null, [{ address: '127.0.0.1', family: 4 }]),
+    })
+    const sender = createWebhookSender({ guard, clock: steppingClock() })
+    const before = received.length
+    const result = await sender.send({
+      url: `http://hooks.owner.test:${new URL(origin).port}/ok`,
+      eventId: 'evt_1',
+      payload,
+      secrets: [secret],
+    })
+    await guard.close()
+    expect(result).toMatchObject({ kind: 'failure', failure: 'address-refused' })
+    const message = (result as { message: string }).message
+    expect(message).toContain('(lookup check)')
+    expect(message).not.toContain('127.0.0.1')
     expect(received.length).toBe(before)
   })
 
@@ -357,19 +385,43 @@ describe('createWebhookSender', () => {
     },
   )
 
-  test('never throws: no secrets or a bad id is a failure value', async () => {
+  test('never throws: a delivery that cannot be signed is invalid-delivery, and nothing is sent', async () => {
     const { sender, close } = makeSender()
     const url = `${origin}/ok`
-    await expect(
-      sender.send({ url, eventId: 'evt_1', payload, secrets: [] }),
-    ).resolves.toMatchObject({
-      kind: 'failure',
-      failure: 'connection',
-    })
-    await expect(
-      sender.send({ url, eventId: 'bad id\n', payload, secrets: [secret] }),
-    ).resolves.toMatchObject({ kind: 'failure', failure: 'connection' })
+    const before = received.length
+    for (const delivery of [
+      { eventId: 'evt_1', secrets: [] },
+      { eventId: 'evt_1', secrets: ['whsec_'] },
+      { eventId: 'evt_1', secrets: ['not a secret'] },
+      { eventId: 'bad id\n', secrets: [secret] },
+      { eventId: '', secrets: [secret] },
+    ]) {
+      const result = await sender.send({ url, payload, ...delivery })
+      expect(result).toMatchObject({ kind: 'failure', failure: 'invalid-delivery' })
+      expect((result as { message: string }).message).toMatch(/^Not sent, it could not be signed/)
+    }
+    expect(received.length).toBe(before)
     await close()
+  })
+
+  test('the retry policy fails an invalid-delivery for good, at any attempt (retrying signs the same way)', async () => {
+    const { sender, close } = makeSender()
+    const result = await sender.send({
+      url: `${origin}/ok`,
+      eventId: 'evt_1',
+      payload,
+      secrets: [],
+    })
+    await close()
+    expect(result).toMatchObject({ failure: 'invalid-delivery' })
+    const policy = createRetryPolicy({ random: () => 0.5 })
+    for (const attempt of [0, 1, policy.maxAttempts - 1]) {
+      expect(policy.decide(result, attempt)).toEqual({ status: 'failed', disableEndpoint: false })
+    }
+    // A connection failure at the same attempt is retried (the test can fail).
+    expect(policy.decide({ ...result, failure: 'connection' } as AttemptResult, 0)).toMatchObject({
+      status: 'pending',
+    })
   })
 
   test('options are checked at construction', () => {
@@ -391,7 +443,11 @@ describe('retryAfterMs', () => {
     ['1.5', null],
     ['soon', null],
     ['', null],
-    ['9999999999', null],
+    // Delay-seconds of any length (RFC 9110 §10.2.3: 1*DIGIT), capped at 10^9 seconds.
+    ['999999999', 999_999_999_000],
+    ['9999999999', 1e12],
+    ['1'.repeat(400), 1e12],
+    ['0000000000005', 5_000],
   ])('%j → %j', (value, expected) => {
     expect(retryAfterMs(value, NOW)).toBe(expected)
   })
@@ -408,7 +464,7 @@ describe('retryAfterMs (properties)', () => {
       fc.property(
         fc.oneof(
           fc.string(),
-          fc.stringMatching(/^[0-9 ]{0,12}$/),
+          fc.stringMatching(/^[0-9 ]{0,40}$/),
           fc.date().map((date) => date.toUTCString()),
         ),
         fc.integer({ min: 0, max: 253_402_300_799_000 }),
@@ -418,6 +474,8 @@ describe('retryAfterMs (properties)', () => {
             expect(Number.isSafeInteger(delay)).toBe(true)
             expect(delay).toBeGreaterThanOrEqual(0)
           }
+          // Digits alone are always read, however many.
+          if (/^ *[0-9]+ *$/.test(value)) expect(delay).not.toBeNull()
         },
       ),
       { interruptAfterTimeLimit: 2000 },

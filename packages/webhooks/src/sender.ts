@@ -12,7 +12,7 @@ import type { Dispatcher } from 'undici'
 import { request } from 'undici'
 import type { AttemptFailure, AttemptResult } from './attempt.ts'
 import type { SsrfGuard } from './ssrf/guard.ts'
-import { createSsrfGuard, isAddressRefusal, parseReceiverUrl } from './ssrf/guard.ts'
+import { addressRefusalIn, createSsrfGuard, parseReceiverUrl } from './ssrf/guard.ts'
 
 /**
  * Options of {@link createWebhookSender}.
@@ -82,8 +82,13 @@ const DEFAULT_USER_AGENT = 'api-blocks-webhooks/1 (+https://github.com/api-block
 const MAX_CACHED_SIGNERS = 256
 /** The longest failure message kept for the attempt log. */
 const MAX_MESSAGE_LENGTH = 200
-/** The largest delay-seconds read (about 31 years); the retry policy caps it anyway. */
-const DELAY_SECONDS = /^[0-9]{1,9}$/
+/** RFC 9110 §10.2.3: delay-seconds is `1*DIGIT`, any number of digits. */
+const DELAY_SECONDS = /^[0-9]+$/
+/**
+ * The largest delay-seconds kept (about 31 years): a longer one is this, not ignored (the
+ * receiver asked for a long wait); the retry policy caps it anyway.
+ */
+const MAX_DELAY_SECONDS = 1e9
 const TIMEOUT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
@@ -94,7 +99,8 @@ const TIMEOUT_CODES = new Set([
 
 /**
  * `Retry-After` in milliseconds from `now` (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date
- * (a past date is 0). `null` when absent, repeated or not one of the two forms.
+ * (a past date is 0). `null` when absent, repeated or not one of the two forms. Delay-seconds
+ * of any length is read, capped at 10^9 seconds.
  *
  * @example
  * ```ts
@@ -104,7 +110,7 @@ const TIMEOUT_CODES = new Set([
 export function retryAfterMs(value: string | string[] | undefined, now: number): number | null {
   if (typeof value !== 'string') return null
   const text = value.trim()
-  if (DELAY_SECONDS.test(text)) return Number(text) * 1000
+  if (DELAY_SECONDS.test(text)) return Math.min(Number(text), MAX_DELAY_SECONDS) * 1000
   const date = parseHttpDate(text, { now })
   return date === undefined ? null : Math.max(0, date - now)
 }
@@ -186,7 +192,7 @@ async function readPrefix(body: Dispatcher.ResponseData['body'], limit: number):
  *   secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
  * })
  * // { kind: 'response', status: 204, retryAfterMs: null, body: '', latencyMs: 3 }
- * // or { kind: 'failure', failure: 'timeout' | 'connection' | 'address-refused', … }
+ * // or { kind: 'failure', failure: 'timeout' | 'connection' | 'address-refused' | 'invalid-delivery', … }
  * await sender.close()
  * ```
  */
@@ -236,7 +242,8 @@ export function createWebhookSender(options: WebhookSenderOptions = {}): Webhook
         body: delivery.payload,
       })
     } catch (error) {
-      return failure('connection', `Not sent, it could not be signed: ${describe(error)}`)
+      // A bad `webhook-id` or secret fails the same way on every attempt: not retried.
+      return failure('invalid-delivery', `Not sent, it could not be signed: ${describe(error)}`)
     }
     const deadline = new AbortController()
     const timer = setTimeout(() => deadline.abort(), timeoutMs)
@@ -265,7 +272,13 @@ export function createWebhookSender(options: WebhookSenderOptions = {}): Webhook
       if (deadline.signal.aborted || isTimeout(error)) {
         return failure('timeout', `No complete answer within ${timeoutMs} ms`)
       }
-      if (isAddressRefusal(error)) return failure('address-refused', describe(error))
+      const refusal = addressRefusalIn(error)
+      if (refusal !== undefined) {
+        // Neither the address nor the name a lookup answered: the attempt log may be shown to
+        // the endpoint's owner, and a name of theirs can point anywhere inside the network.
+        const check = refusal.check === undefined ? '' : ` (${refusal.check} check)`
+        return failure('address-refused', `${describe(refusal.error)}${check}`)
+      }
       return failure('connection', describe(error))
     } finally {
       clearTimeout(timer)

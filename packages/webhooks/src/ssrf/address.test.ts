@@ -1,7 +1,14 @@
 import fc from 'fast-check'
 import ipaddr from 'ipaddr.js'
 import { describe, expect, test } from 'vitest'
-import { EMBEDDED_IPV4, isRefusedAddress, REFUSED_IPV4, REFUSED_IPV6 } from './address.ts'
+import {
+  EMBEDDED_IPV4,
+  inRanges,
+  isRefusedAddress,
+  parseCidr,
+  REFUSED_IPV4,
+  REFUSED_IPV6,
+} from './address.ts'
 
 const budget = { interruptAfterTimeLimit: 2000, numRuns: 500 }
 
@@ -102,7 +109,8 @@ describe('isRefusedAddress', () => {
     expect(isRefusedAddress(address)).toBe(true)
   })
 
-  test('never throws on arbitrary strings', () => {
+  // fast-check stops at 2 s; the timeout leaves room for a loaded machine (2 CPUs, load 9: 5.3 s).
+  test('never throws on arbitrary strings', { timeout: 20_000 }, () => {
     fc.assert(
       fc.property(
         fc.oneof(
@@ -194,3 +202,107 @@ function isEmbedding(address: string): boolean {
     EMBEDDED_IPV4.some((prefix) => parsed.match(ipaddr.parseCIDR(prefix.cidr)))
   )
 }
+
+describe('parseCidr', () => {
+  test.each([
+    ['10.0.0.0/8', '10.0.0.0', 8],
+    ['0.0.0.0/0', '0.0.0.0', 0],
+    ['192.168.0.0/16', '192.168.0.0', 16],
+    ['10.20.30.40/32', '10.20.30.40', 32],
+    ['::1/128', '::1', 128],
+    ['::/0', '::', 0],
+    ['fd12:3456::/32', 'fd12:3456::', 32],
+    ['FD12:3456::/32', 'fd12:3456::', 32],
+    ['::ffff:10.0.0.0/104', '::ffff:a00:0', 104],
+  ])('%s is the range %s/%i', (cidr, base, bits) => {
+    const [address, prefix] = parseCidr(cidr)
+    expect([address.toString(), prefix]).toEqual([base, bits])
+  })
+
+  test.each([
+    // The short and odd forms ipaddr.parseCIDR (inet_aton) reads as other ranges.
+    ['10/8'],
+    ['127/8'],
+    ['192.168/16'],
+    ['172.16/12'],
+    ['010.0.0.0/8'],
+    ['0xa000000/8'],
+    ['0xa.0.0.0/8'],
+    ['167772160/8'],
+    // Not a network address: host bits set.
+    ['10.0.0.1/8'],
+    ['192.168.1.0/16'],
+    ['fd00::1/8'],
+    // Prefixes.
+    ['10.0.0.0/08'],
+    ['10.0.0.0/+8'],
+    ['10.0.0.0/-1'],
+    ['10.0.0.0/33'],
+    ['::/129'],
+    ['10.0.0.0/'],
+    ['10.0.0.0'],
+    ['10.0.0.0/8/8'],
+    // Anything else.
+    ['10.0.0.0/8 '],
+    [' 10.0.0.0/8'],
+    ['1.2.3.4.5/32'],
+    ['fe80::%eth0/64'],
+    ['::ffff:010.0.0.0/104'],
+    ['localhost/8'],
+    [''],
+  ])('%j is a TypeError', (cidr) => {
+    expect(() => parseCidr(cidr)).toThrow(TypeError)
+  })
+
+  test('a short form no longer lets 192.0.0.192 or 0.0.0.0 in: 192.168/16 was 192.0.0.168/16', () => {
+    // What ipaddr.parseCIDR made of it: a range holding Oracle Cloud's metadata address.
+    expect(inRanges('192.0.0.192', [ipaddr.parseCIDR('192.168/16')])).toBe(true)
+    expect(() => parseCidr('192.168/16')).toThrow(TypeError)
+    expect(inRanges('192.0.0.192', [parseCidr('192.168.0.0/16')])).toBe(false)
+    expect(inRanges('192.168.7.7', [parseCidr('192.168.0.0/16')])).toBe(true)
+  })
+
+  test('any four-part decimal network address and prefix round-trips; the same with host bits set throws', () => {
+    fc.assert(
+      fc.property(v4Bytes, fc.integer({ min: 0, max: 32 }), (bytes, bits) => {
+        const address = bytes.join('.')
+        const network = ipaddr.IPv4.networkAddressFromCIDR(`${address}/${bits}`).toString()
+        const [base, prefix] = parseCidr(`${network}/${bits}`)
+        expect([base.toString(), prefix]).toEqual([network, bits])
+        expect(inRanges(address, [[base, prefix]])).toBe(true)
+        if (network !== address) expect(() => parseCidr(`${address}/${bits}`)).toThrow(TypeError)
+      }),
+      budget,
+    )
+  })
+
+  test('any string: a range whose base is its network address, or a TypeError', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.tuple(fc.ipV4Extended(), fc.nat({ max: 40 })).map(([a, b]) => `${a}/${b}`),
+          fc.tuple(fc.ipV6(), fc.nat({ max: 140 })).map(([a, b]) => `${a}/${b}`),
+        ),
+        (cidr) => {
+          let range: ReturnType<typeof parseCidr>
+          try {
+            range = parseCidr(cidr)
+          } catch (error) {
+            expect(error).toBeInstanceOf(TypeError)
+            return
+          }
+          const [base, bits] = range
+          const network =
+            base.kind() === 'ipv4'
+              ? ipaddr.IPv4.networkAddressFromCIDR(`${base.toString()}/${bits}`)
+              : ipaddr.IPv6.networkAddressFromCIDR(`${base.toString()}/${bits}`)
+          expect(network.toString()).toBe(base.toString())
+          // IPv4 is accepted only as written: four-part decimal, no leading zeros.
+          if (base.kind() === 'ipv4') expect(cidr).toBe(`${base.toString()}/${bits}`)
+        },
+      ),
+      budget,
+    )
+  })
+})

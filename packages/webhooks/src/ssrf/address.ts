@@ -235,9 +235,57 @@ export function isRefusedAddress(address: string): boolean {
  */
 export type AddressRange = readonly [IPv4 | IPv6, number]
 
-/** Parses `10.0.0.0/8` or `fd00::/8`; throws on anything else. */
+/** A prefix length: decimal, no sign, no leading zero. */
+const PREFIX_LENGTH = /^(0|[1-9][0-9]{0,2})$/
+/** What an IPv6 address is written with (RFC 4291 §2.2); no zone (`%eth0`), no spaces. */
+const IPV6_TEXT = /^[0-9A-Fa-f:.]+$/
+
+/**
+ * Parses a CIDR range in its one unambiguous form: an IPv4 network address in four-part
+ * decimal without leading zeros (RFC 4632 §3.1) or an IPv6 one as RFC 4291 §2.3 writes it, a
+ * slash and a decimal prefix length within the family's bits, and no host bits set in the
+ * address. A `TypeError` for anything else: the short forms `10/8` and `192.168/16` (which
+ * inet_aton reads as 0.0.0.10 and 192.0.0.168), `010.0.0.0/8` (octal to some readers),
+ * `0xa000000/8`, `10.0.0.0/08`, and `10.1.2.3/8` (a host, not a network: written by mistake
+ * for 10.1.2.3/32 or 10.0.0.0/8?).
+ */
 export function parseCidr(cidr: string): AddressRange {
-  return ipaddr.parseCIDR(cidr)
+  const slash = cidr.indexOf('/')
+  const text = slash < 0 ? cidr : cidr.slice(0, slash)
+  const prefix = slash < 0 ? '' : cidr.slice(slash + 1)
+  if (!PREFIX_LENGTH.test(prefix)) {
+    throw new TypeError(`${cidr} is not a CIDR range: no decimal prefix length after a slash`)
+  }
+  let base: IPv4 | IPv6
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) base = ipaddr.IPv4.parse(text)
+  else if (
+    IPV6_TEXT.test(text) &&
+    ipaddr.IPv6.isValid(text) &&
+    // An embedded IPv4 part (`::ffff:10.0.0.0`) is four-part decimal too.
+    (!text.includes('.') ||
+      ipaddr.IPv4.isValidFourPartDecimal(text.slice(text.lastIndexOf(':') + 1)))
+  ) {
+    base = ipaddr.IPv6.parse(text)
+  } else {
+    throw new TypeError(
+      `${cidr} is not a CIDR range: the address is not four-part decimal IPv4 (10.0.0.0) or IPv6`,
+    )
+  }
+  const bits = Number(prefix)
+  const bytes = base.toByteArray()
+  if (bits > bytes.length * 8) {
+    throw new TypeError(`${cidr} is not a CIDR range: the prefix is over ${bytes.length * 8} bits`)
+  }
+  const hostBits = bytes.some((byte, index) => {
+    const kept = Math.max(0, Math.min(8, bits - index * 8))
+    return (byte & (0xff >> kept)) !== 0
+  })
+  if (hostBits) {
+    throw new TypeError(
+      `${cidr} is not a CIDR range: the address has bits set past the prefix (a network address is wanted)`,
+    )
+  }
+  return [base, bits]
 }
 
 /**

@@ -9,6 +9,13 @@
  * IP literals never reach `lookup` (Node dials them directly), so the connector checks them
  * before dialling; and once connected it checks the socket's peer address as a last line.
  *
+ * What a refusal tells the caller (docs/spec.md §4.4): nothing about the network. A URL whose
+ * host resolves to a refused address and one whose host does not resolve get the same problem
+ * (422, one detail, no address), so registering URLs cannot map internal names
+ * (`db.corp.internal` exists, `nope.corp.internal` does not) or their addresses. The codes
+ * (`URL_REFUSED`, `URL_UNRESOLVABLE`) still differ for the service's logs, and the `cause`
+ * names the host, the address and the check that refused it.
+ *
  * @module
  */
 import type { LookupAddress, LookupAllOptions, LookupOptions } from 'node:dns'
@@ -74,8 +81,9 @@ export interface SsrfGuard {
    * Checks a receiver URL at registration: an absolute `http:` or `https:` URL of at most
    * 2,048 characters without credentials or fragment (else `URL_INVALID`), whose host is, or
    * resolves only to, allowed addresses (else `URL_REFUSED`, or `URL_UNRESOLVABLE` when it
-   * does not resolve). Resolves with the parsed URL. The dispatcher checks again at connect
-   * time: names can change what they resolve to.
+   * does not resolve; both answer the same problem, see the module's notes). Resolves with
+   * the parsed URL. The dispatcher checks again at connect time: names can change what they
+   * resolve to.
    */
   checkUrl(url: string | URL): Promise<URL>
   /** An undici Agent whose every connection is checked; pass it as `dispatcher`. */
@@ -124,9 +132,27 @@ function parseOrigin(origin: string): string {
   return originKey(url.protocol, url.hostname, url.port)
 }
 
-function refusal(hostname: string, address: string): WebhookError {
+/**
+ * The one detail of a refused or unresolvable host, whatever the reason: what a caller reads
+ * must not say whether a name exists inside the network or what it resolves to.
+ */
+const HOST_DETAIL =
+  "The URL's host is not an address webhooks may be sent to, or does not resolve to one"
+
+/**
+ * Which check refused: the IP literal of the URL, the name (`localhost`), the addresses a
+ * lookup answered at connect time or at registration, or the connected socket's peer.
+ */
+type RefusingCheck = 'literal' | 'name' | 'lookup' | 'peer'
+
+function refusal(check: RefusingCheck, hostname: string, address: string): WebhookError {
   const what = hostname === address ? address : `${hostname} (${address})`
-  return new WebhookError('URL_REFUSED', `The SSRF guard refuses to connect to ${what}`)
+  const cause = Object.assign(new Error(`The ${check} check refused ${what}`), {
+    check,
+    host: hostname,
+    address,
+  })
+  return new WebhookError('URL_REFUSED', HOST_DETAIL, { cause })
 }
 
 /**
@@ -134,11 +160,24 @@ function refusal(hostname: string, address: string): WebhookError {
  * guard refusing an address.
  */
 export function isAddressRefusal(error: unknown): boolean {
+  return addressRefusalIn(error) !== undefined
+}
+
+/**
+ * The guard's refusal in `error`'s `cause` chain, with the check that refused (`'literal'`,
+ * `'name'`, `'lookup'`, `'peer'`) read from its own cause.
+ */
+export function addressRefusalIn(
+  error: unknown,
+): { error: WebhookError; check: string | undefined } | undefined {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 8; depth++) {
-    if (cause instanceof WebhookError && cause.code === 'URL_REFUSED') return true
+    if (cause instanceof WebhookError && cause.code === 'URL_REFUSED') {
+      const check = (cause.cause as { check?: unknown } | undefined)?.check
+      return { error: cause, check: typeof check === 'string' ? check : undefined }
+    }
     cause = cause.cause
   }
-  return false
+  return undefined
 }
 
 /**
@@ -182,7 +221,9 @@ function positive(value: number, name: string): number {
  * connection (see the module's notes). Refused: every address {@link isRefusedAddress} refuses
  * and the names `localhost` and `*.localhost`, unless the origin is in `allowedOrigins` or the
  * address in `allowedRanges`. A refused connection fails with a {@link WebhookError}
- * `URL_REFUSED` (the sender reports it as the failure `'address-refused'`).
+ * `URL_REFUSED` (the sender reports it as the failure `'address-refused'`). Its detail is the
+ * same for every refusal; its `cause` is an `Error` with `check` (`'literal'`, `'name'`,
+ * `'lookup'` or `'peer'`), `host` and `address`, for the service's logs only.
  *
  * @example
  * ```ts
@@ -198,7 +239,7 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
     try {
       return parseCidr(cidr)
     } catch (cause) {
-      throw new TypeError(`allowedRanges: ${cidr} is not a CIDR range`, { cause })
+      throw new TypeError(`allowedRanges: ${(cause as Error).message}`, { cause })
     }
   })
   const lookup: DnsLookup = options.lookup ?? dnsLookup
@@ -238,7 +279,9 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
       resolve(hostname, lookupOptions).then(
         (addresses) => {
           const refused = check ? addresses.find(({ address }) => !allows(address)) : undefined
-          if (refused !== undefined) return callback(refusal(hostname, refused.address), [])
+          if (refused !== undefined) {
+            return callback(refusal('lookup', hostname, refused.address), [])
+          }
           if (lookupOptions.all) return callback(null, addresses)
           const first = addresses[0]!
           callback(null, first.address, first.family)
@@ -259,9 +302,9 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
     }
     if (isIP(hostname) !== 0) {
       // Node dials an IP literal without calling `lookup`: check it here, before dialling.
-      if (!allows(hostname)) return callback(refusal(hostname, hostname), null)
+      if (!allows(hostname)) return callback(refusal('literal', hostname, hostname), null)
     } else if (isLocalhostName(hostname)) {
-      return callback(refusal(hostname, 'loopback'), null)
+      return callback(refusal('name', hostname, 'loopback'), null)
     }
     return guarded(connectOptions, (error, socket) => {
       if (error !== null) return callback(error, null)
@@ -269,7 +312,7 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
       const peer = socket.remoteAddress
       if (peer === undefined || !allows(peer)) {
         socket.destroy()
-        return callback(refusal(hostname, peer ?? 'an unknown address'), null)
+        return callback(refusal('peer', hostname, peer ?? 'an unknown address'), null)
       }
       callback(null, socket)
     })
@@ -282,20 +325,19 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
     if (origins.has(originKey(url.protocol, url.hostname, url.port))) return url
     const hostname = bareHost(url.hostname)
     if (isIP(hostname) !== 0) {
-      if (!allows(hostname)) throw refusal(hostname, hostname)
+      if (!allows(hostname)) throw refusal('literal', hostname, hostname)
       return url
     }
-    if (isLocalhostName(hostname)) throw refusal(hostname, 'loopback')
+    if (isLocalhostName(hostname)) throw refusal('name', hostname, 'loopback')
     let addresses: LookupAddress[]
     try {
       addresses = await resolve(hostname)
     } catch (cause) {
-      throw new WebhookError('URL_UNRESOLVABLE', `The host ${hostname} does not resolve`, {
-        cause,
-      })
+      // The same detail as a refusal (see the module's notes); the resolver's error is the cause.
+      throw new WebhookError('URL_UNRESOLVABLE', HOST_DETAIL, { cause })
     }
     const refused = addresses.find(({ address }) => !allows(address))
-    if (refused !== undefined) throw refusal(hostname, refused.address)
+    if (refused !== undefined) throw refusal('lookup', hostname, refused.address)
     return url
   }
 
