@@ -20,7 +20,7 @@ import {
 import { createLogger, errorLog, isLogLevel, LOG_LEVELS, webhookLog } from './log.ts'
 import { openStores } from './stores.ts'
 import type { ServiceWebhooks } from './webhooks/setup.ts'
-import { createWebhooks } from './webhooks/setup.ts'
+import { createWebhooks, deriveSecretsKey } from './webhooks/setup.ts'
 
 const port = Number(process.env['PORT'] ?? 3000)
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -116,6 +116,9 @@ const webhooks: ServiceWebhooks = createWebhooks({
   ...(stores.deliveryQueue ? { queue: stores.deliveryQueue } : {}),
   settings: config.webhooks,
   onEvent: webhookLog(logger),
+  // Endpoint secrets are sealed at rest under a key derived from OAUTH_TOKEN_KEY (the same on
+  // every instance); without it, a key of this process's (the memory store dies with it too).
+  ...(config.tokenKey ? { encryptionKey: await deriveSecretsKey(config.tokenKey) } : {}),
 })
 // The service is made once the server listens: without PUBLIC_URL its URLs name the port the
 // server got (PORT=0 picks a free one). No request is read before it is set.

@@ -13,6 +13,9 @@ import { openStores } from '../src/stores.ts'
 import type { ServiceWebhooks, WebhooksOptions } from '../src/webhooks/setup.ts'
 import { createWebhooks } from '../src/webhooks/setup.ts'
 
+/** The key every test instance seals endpoint secrets with (see main.ts). */
+const SHARED_SECRETS_KEY = new Uint8Array(32).fill(7)
+
 export interface RunningService {
   /** `http://127.0.0.1:<port>` */
   base: string
@@ -36,6 +39,9 @@ export async function serveOnStores(
   const webhooks = createWebhooks({
     ...(stores.webhookEndpointStore ? { endpointStore: stores.webhookEndpointStore } : {}),
     ...(stores.deliveryQueue ? { queue: stores.deliveryQueue } : {}),
+    // Instances on one database share the key that seals endpoint secrets (main.ts derives it
+    // from OAUTH_TOKEN_KEY); without one, each would make its own and not open the other's.
+    encryptionKey: SHARED_SECRETS_KEY,
     ...options.webhooks,
   })
   let service: Handler | undefined

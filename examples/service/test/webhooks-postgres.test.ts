@@ -80,6 +80,27 @@ describe.skipIf(!databaseUrl)(
       return body
     }
 
+    test('the secret shown once is stored sealed, never as the whsec_ text', async () => {
+      const endpoint = await register(a.base, `${receiver.origin}/ok?sealed`)
+      expect(endpoint.secret).toMatch(/^whsec_/)
+      const pg = (await import('pg')).default
+      const admin = new pg.Client({ connectionString: databaseUrl })
+      await admin.connect()
+      try {
+        const { rows } = await admin.query(
+          `SELECT secrets::text AS secrets FROM ${schema}.api_blocks_webhook_endpoints WHERE id = $1`,
+          [endpoint.id],
+        )
+        expect(rows).toHaveLength(1)
+        const stored = String(rows[0].secrets)
+        expect(stored).not.toContain(endpoint.secret)
+        expect(stored).not.toContain(endpoint.secret.slice('whsec_'.length))
+        expect(stored).not.toContain('whsec_')
+      } finally {
+        await admin.end()
+      }
+    })
+
     test('an endpoint registered on one instance is read, listed and used by the other', async () => {
       const endpoint = await register(a.base, `${receiver.origin}/ok?shared`)
       const read = await call(b.base, `/v1/webhook_endpoints/${endpoint.id}`)

@@ -70,8 +70,37 @@ export interface WebhooksOptions {
   pollIntervalMs?: number
   /** Receives what the worker reports (attempts, dead letters, endpoints disabled). */
   onEvent?: (event: DeliveryWorkerEvent) => void
+  /**
+   * The 32-byte key that seals endpoint secrets at rest (AES-256-GCM; a signing secret is an
+   * HMAC key, so it cannot be stored hashed like a token). Default: random for this process,
+   * which suits the memory store (it dies with the process); main.ts derives it from
+   * OAUTH_TOKEN_KEY with {@link deriveSecretsKey}, so instances sharing PostgreSQL share it.
+   */
+  encryptionKey?: Uint8Array
   /** Milliseconds since the epoch. */
   clock?: () => number
+}
+
+/**
+ * The key that seals endpoint secrets, derived from the OAuth token key with HKDF-SHA-256
+ * (RFC 5869; a distinct `info`, so the two uses never share a key): one secret to configure
+ * (OAUTH_TOKEN_KEY, required with a shared store) and the same key on every instance.
+ */
+export async function deriveSecretsKey(tokenKey: Uint8Array): Promise<Uint8Array> {
+  const material = await crypto.subtle.importKey('raw', new Uint8Array(tokenKey), 'HKDF', false, [
+    'deriveBits',
+  ])
+  const bits = await crypto.subtle.deriveBits(
+    {
+      name: 'HKDF',
+      hash: 'SHA-256',
+      salt: new Uint8Array(0),
+      info: new TextEncoder().encode('api-blocks service: webhook endpoint secrets'),
+    },
+    material,
+    256,
+  )
+  return new Uint8Array(bits)
 }
 
 /** What {@link createWebhooks} builds. */
@@ -106,6 +135,7 @@ export function createWebhooks(options: WebhooksOptions = {}): ServiceWebhooks {
     store,
     guard,
     eventTypes: ORDER_EVENT_TYPES,
+    encryptionKey: options.encryptionKey ?? crypto.getRandomValues(new Uint8Array(32)),
     ...clock,
   })
   const publisher = createWebhookPublisher({ registry, queue, ...clock })
