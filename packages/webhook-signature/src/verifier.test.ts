@@ -235,6 +235,30 @@ describe('properties', () => {
     )
   })
 
+  test('a string body signs and verifies as its UTF-8 bytes, lone surrogates as U+FFFD', async () => {
+    // The string path hashes the joined string without encoding it first (signed-content.ts):
+    // it must give the bytes TextEncoder gives, which is also what fetch sends for a string.
+    await fc.assert(
+      fc.asyncProperty(
+        id,
+        timestamp,
+        secret,
+        scheme,
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 600 }), fc.constant('a\ud800.\udc00é')),
+        async (id, timestamp, secret, scheme, text) => {
+          const bytes = new TextEncoder().encode(text)
+          const signer = createSigner({ secret, scheme })
+          const fromText = await signer.sign({ id, timestamp, body: text })
+          expect(fromText).toEqual(await signer.sign({ id, timestamp, body: bytes }))
+          const verifier = createVerifier({ secrets: secret, scheme, clock: at(timestamp) })
+          expect(await verifier.verify(fromText, bytes)).toEqual({ id, timestamp })
+          expect(await verifier.verify(fromText, text)).toEqual({ id, timestamp })
+        },
+      ),
+      budget,
+    )
+  })
+
   test('arbitrary header values never throw anything but WebhookSignatureError', async () => {
     const verifier = createVerifier({ secrets: SW1.secret, clock: at(SW1.timestamp) })
     const value = fc.oneof(
