@@ -30,6 +30,8 @@ export type WebhookErrorCode =
   | 'URL_REFUSED'
   /** The host of a receiver URL does not resolve (422 `validation`). */
   | 'URL_UNRESOLVABLE'
+  /** An endpoint's event-type selection is not a list of known `<object>.<action>` types within the limits (422 `validation`). */
+  | 'EVENTS_INVALID'
   /** No endpoint has this id, or it belongs to someone else (404 `not-found`). */
   | 'ENDPOINT_NOT_FOUND'
   /** No delivery of this event to this endpoint (404 `not-found`). */
@@ -38,6 +40,8 @@ export type WebhookErrorCode =
   | 'BODY_TOO_LARGE'
   /** A safe fetch followed more redirects than its hop cap allows (400 `bad-request`). */
   | 'TOO_MANY_REDIRECTS'
+  /** An endpoint kept changing under a registry write: its compare-and-set lost every retry (409 `conflict`). */
+  | 'ENDPOINT_CONFLICT'
 
 /**
  * A refusal of @api-blocks/webhooks. It is an `ApiBlocksError` (through `ProblemError`), so
@@ -85,9 +89,13 @@ function problemFor(code: WebhookErrorCode, detail: string, maxBytes: number) {
     case 'URL_REFUSED':
     case 'URL_UNRESOLVABLE':
       return problems.validation.create({ detail, errors: [{ pointer: '/url', detail }] })
+    case 'EVENTS_INVALID':
+      return problems.validation.create({ detail, errors: [{ pointer: '/events', detail }] })
     case 'ENDPOINT_NOT_FOUND':
     case 'DELIVERY_NOT_FOUND':
       return problems.notFound.create({ detail })
+    case 'ENDPOINT_CONFLICT':
+      return problems.conflict.create({ detail })
     case 'BODY_TOO_LARGE':
       return problems.payloadTooLarge.create({ detail, max_bytes: maxBytes })
     default:

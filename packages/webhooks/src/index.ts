@@ -33,3 +33,13 @@ export type { WebhookErrorCode, WebhookErrorOptions } from './error.ts'
 export { WebhookError } from './error.ts'
 export type { CreateEventOptions, NewEvent, WebhookEvent } from './event.ts'
 export { createEvent, parseEvent, webhookEventSchema } from './event.ts'
+export type {
+  EndpointRegistry,
+  EndpointRegistryOptions,
+  EndpointUrlGuard,
+  EndpointWithSecret,
+  NewEndpoint,
+} from './registry.ts'
+export { createEndpointRegistry } from './registry.ts'
+export type { RetryDecision, RetryPolicy, RetryPolicyOptions } from './retry-policy.ts'
+export { createRetryPolicy, retrySchedules } from './retry-policy.ts'
