@@ -77,6 +77,16 @@ describe('createVerifier: published and derived vectors', () => {
     })
   }
 
+  test('refuses the right MAC in a non-canonical base64 (pad bits set), and with whitespace', async () => {
+    // SW-1's signature ends in `E=`; `F=` decodes to the same 32 bytes in a lenient decoder.
+    const verifier = createVerifier({ secrets: SW1.secret, clock: at(SW1.timestamp) })
+    expect(SW1.signature.endsWith('E=')).toBe(true)
+    const padBits = `${SW1.signature.slice(0, -2)}F=`
+    for (const field of [padBits, `${SW1.signature}\n`, `${SW1.signature.slice(0, -1)}`]) {
+      expect(await codeOf(verifier.verify(headersOf(field), SW1.body))).toBe('SIGNATURE_MISMATCH')
+    }
+  })
+
   test('MUST accept the multi-signature header with the valid signature third', async () => {
     const verifier = createVerifier({ secrets: SW1.secret, clock: at(SW1.timestamp) })
     const field = multiSignatureTemplate.replace('<valid>', SW1.signature)
