@@ -33,6 +33,12 @@ export type { WebhookErrorCode, WebhookErrorOptions } from './error.ts'
 export { WebhookError } from './error.ts'
 export type { CreateEventOptions, NewEvent, WebhookEvent } from './event.ts'
 export { createEvent, parseEvent, webhookEventSchema } from './event.ts'
+export type { MemoryDedupStoreOptions } from './memory/dedup-store.ts'
+export { MemoryDedupStore } from './memory/dedup-store.ts'
+export type { MemoryDeliveryQueueOptions } from './memory/delivery-queue.ts'
+export { MemoryDeliveryQueue } from './memory/delivery-queue.ts'
+export type { MemoryEndpointStoreOptions } from './memory/endpoint-store.ts'
+export { MemoryEndpointStore } from './memory/endpoint-store.ts'
 export type {
   EndpointRegistry,
   EndpointRegistryOptions,

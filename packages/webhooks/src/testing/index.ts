@@ -5,4 +5,9 @@
  *
  * @module
  */
-export {}
+export type { DedupStoreConformanceOptions } from './dedup-store-conformance.ts'
+export { runDedupStoreConformance } from './dedup-store-conformance.ts'
+export type { DeliveryQueueConformanceOptions } from './delivery-queue-conformance.ts'
+export { runDeliveryQueueConformance } from './delivery-queue-conformance.ts'
+export type { EndpointStoreConformanceOptions } from './endpoint-store-conformance.ts'
+export { runEndpointStoreConformance } from './endpoint-store-conformance.ts'

@@ -1,0 +1,79 @@
+import { describe, expect, test } from 'vitest'
+import type { NewDelivery } from '../delivery-queue.ts'
+import { runDeliveryQueueConformance } from '../testing/index.ts'
+import { MemoryDeliveryQueue } from './delivery-queue.ts'
+
+runDeliveryQueueConformance('memory', () => new MemoryDeliveryQueue())
+
+const T0 = 1_700_000_000_000
+const DAY = 86_400_000
+
+function delivery(n: number, endpointId = 'we_1'): NewDelivery {
+  return {
+    eventId: `evt_${n}`,
+    eventType: 'order.created',
+    endpointId,
+    payload: '{}',
+    createdAt: T0,
+    nextAttemptAt: T0,
+  }
+}
+
+const attempt = { attempt: 0, at: T0, latencyMs: 1, status: 200, failure: null, body: null }
+
+describe('MemoryDeliveryQueue bounds', () => {
+  test('the constructor refuses bad bounds', () => {
+    for (const maxDeliveries of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new MemoryDeliveryQueue({ maxDeliveries })).toThrow(RangeError)
+    }
+    for (const retentionMs of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new MemoryDeliveryQueue({ retentionMs })).toThrow(RangeError)
+    }
+    const queue = new MemoryDeliveryQueue()
+    expect([queue.maxDeliveries, queue.retentionMs]).toEqual([100_000, 7 * DAY])
+  })
+
+  test('when full, an enqueue rejects whole and drops nothing pending', async () => {
+    const queue = new MemoryDeliveryQueue({ maxDeliveries: 3, clock: () => T0 })
+    expect(await queue.enqueue([delivery(1), delivery(2)])).toBe(2)
+    await expect(queue.enqueue([delivery(3), delivery(4)])).rejects.toThrow(
+      /full \(maxDeliveries 3/,
+    )
+    expect(queue.size).toBe(2)
+    expect(await queue.get('evt_3', 'we_1')).toBeUndefined()
+    // Pairs already present need no room.
+    expect(await queue.enqueue([delivery(1), delivery(2), delivery(3)])).toBe(1)
+    expect(queue.size).toBe(3)
+  })
+
+  test('final deliveries past the retention are pruned to make room, pending and recent ones never', async () => {
+    let now = T0
+    const queue = new MemoryDeliveryQueue({ maxDeliveries: 3, retentionMs: DAY, clock: () => now })
+    await queue.enqueue([delivery(1), delivery(2), delivery(3)])
+    const [one, two] = await queue.claim({ now: T0, limit: 2, leaseMs: 1000 })
+    await queue.settle(one!, attempt, { status: 'succeeded' }, T0)
+    await queue.settle(two!, attempt, { status: 'dead' }, T0 + 500)
+    now = T0 + DAY
+    expect(await queue.enqueue([delivery(4)])).toBe(1)
+    expect(await queue.get(one!.eventId, 'we_1')).toBeUndefined()
+    expect(await queue.get(two!.eventId, 'we_1')).toBeDefined()
+    expect(await queue.list({ endpointId: 'we_1', limit: 10 })).toHaveLength(3)
+    // The dead one is within its retention until T0 + 1 day + 500 ms; pending ones are kept.
+    await expect(queue.enqueue([delivery(5)])).rejects.toThrow(RangeError)
+    now = T0 + DAY + 500
+    expect(await queue.enqueue([delivery(5)])).toBe(1)
+    expect(queue.size).toBe(3)
+    expect((await queue.list({ endpointId: 'we_1', limit: 10 })).map((d) => d.status)).toEqual([
+      'pending',
+      'pending',
+      'pending',
+    ])
+  })
+
+  test('leases come from the injected random source', async () => {
+    const queue = new MemoryDeliveryQueue({ random: (bytes) => bytes.fill(7) })
+    await queue.enqueue([delivery(1)])
+    const [leased] = await queue.claim({ now: T0, limit: 1, leaseMs: 1000 })
+    expect(leased!.lease).toBe('BwcHBwcHBwcHBwcHBwcHBw')
+  })
+})
