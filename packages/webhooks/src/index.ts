@@ -49,6 +49,8 @@ export type {
 export { createEndpointRegistry } from './registry.ts'
 export type { RetryDecision, RetryPolicy, RetryPolicyOptions } from './retry-policy.ts'
 export { createRetryPolicy, retrySchedules } from './retry-policy.ts'
+export type { WebhookDelivery, WebhookSender, WebhookSenderOptions } from './sender.ts'
+export { createWebhookSender } from './sender.ts'
 export { isRefusedAddress } from './ssrf/address.ts'
 export type { DnsLookup, SsrfGuard, SsrfGuardOptions } from './ssrf/guard.ts'
 export { createSsrfGuard } from './ssrf/guard.ts'

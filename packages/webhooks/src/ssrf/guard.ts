@@ -145,7 +145,7 @@ export function isAddressRefusal(error: unknown): boolean {
  * Checks a receiver URL's syntax (the rules of {@link SsrfGuard.checkUrl}); the parsed URL or a
  * {@link WebhookError} `URL_INVALID`.
  */
-function parseReceiverUrl(input: string | URL): URL {
+export function parseReceiverUrl(input: string | URL): URL {
   const text = typeof input === 'string' ? input : input.href
   if (text.length > MAX_URL_LENGTH || !URL.canParse(text)) {
     throw new WebhookError(
