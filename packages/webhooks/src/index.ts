@@ -40,6 +40,12 @@ export { MemoryDeliveryQueue } from './memory/delivery-queue.ts'
 export type { MemoryEndpointStoreOptions } from './memory/endpoint-store.ts'
 export { MemoryEndpointStore } from './memory/endpoint-store.ts'
 export type {
+  PublishOptions,
+  WebhookPublisher,
+  WebhookPublisherOptions,
+} from './publisher.ts'
+export { createWebhookPublisher } from './publisher.ts'
+export type {
   EndpointRegistry,
   EndpointRegistryOptions,
   EndpointUrlGuard,
@@ -54,3 +60,5 @@ export { createWebhookSender } from './sender.ts'
 export { isRefusedAddress } from './ssrf/address.ts'
 export type { DnsLookup, SsrfGuard, SsrfGuardOptions } from './ssrf/guard.ts'
 export { createSsrfGuard } from './ssrf/guard.ts'
+export type { DeliveryWorker, DeliveryWorkerEvent, DeliveryWorkerOptions } from './worker.ts'
+export { createDeliveryWorker } from './worker.ts'

@@ -1,0 +1,412 @@
+/**
+ * The delivery worker: claims due deliveries under leases, sends each through the sender,
+ * asks the retry policy what follows, and settles it. At-least-once: a delivery leaves
+ * `pending` only through a settle by the lease holder, so a worker that dies mid-attempt loses
+ * nothing (its lease expires and another worker claims the delivery again).
+ *
+ * @module
+ */
+import type { AttemptResult } from './attempt.ts'
+import type {
+  AttemptRecord,
+  DeliveryQueue,
+  DeliveryResolution,
+  LeasedDelivery,
+} from './delivery-queue.ts'
+import type { EndpointStatus, EndpointStore, WebhookEndpoint } from './endpoint-store.ts'
+import type { RetryPolicy } from './retry-policy.ts'
+import { createRetryPolicy } from './retry-policy.ts'
+
+/**
+ * What the worker tells its observer (`onEvent`). Never a secret or a payload, only ids,
+ * status codes and messages.
+ *
+ * - `attempt`: one attempt was made (or the delivery was settled without one, its endpoint
+ *   disabled or deleted) and settled with `resolution`; `settled: false` means the lease was
+ *   lost meanwhile (another worker holds the delivery, nothing was written; it is not retried
+ *   here).
+ * - `dead-letter`: a delivery ran out of attempts.
+ * - `endpoint-disabled`: a receiver answered 410 Gone; its endpoint is now disabled.
+ * - `error`: a store (or the registry) failed; `stage` says where. The worker carries on: after
+ *   a failed claim it waits (doubling up to 30 s) before the next; a delivery whose settle failed
+ *   is claimed again when its lease expires.
+ *
+ * @example
+ * ```ts
+ * const onEvent = (event: DeliveryWorkerEvent) => {
+ *   if (event.type === 'dead-letter') console.warn('dead letter', event.eventId, event.endpointId)
+ * }
+ * ```
+ */
+export type DeliveryWorkerEvent =
+  | {
+      type: 'attempt'
+      eventId: string
+      endpointId: string
+      record: AttemptRecord
+      resolution: DeliveryResolution
+      settled: boolean
+    }
+  | { type: 'dead-letter'; eventId: string; endpointId: string; attempts: number }
+  | { type: 'endpoint-disabled'; endpointId: string; reason: string }
+  | {
+      type: 'error'
+      stage: 'claim' | 'endpoint' | 'settle' | 'release' | 'disable'
+      error: unknown
+      eventId?: string
+      endpointId?: string
+    }
+
+/**
+ * Options of {@link createDeliveryWorker}.
+ *
+ * @example
+ * ```ts
+ * const options: DeliveryWorkerOptions = {
+ *   queue,
+ *   registry,
+ *   sender: createWebhookSender({ guard }),
+ *   concurrency: 16,
+ *   perEndpoint: 4,
+ *   onEvent: (event) => console.log(event.type),
+ * }
+ * ```
+ */
+export interface DeliveryWorkerOptions {
+  queue: DeliveryQueue
+  /** Where endpoints are read (a disabled or deleted one gets no attempt) and how they are disabled (410) and signed for. */
+  registry: {
+    readonly store: EndpointStore
+    setStatus(id: string, status: EndpointStatus, reason: string | null): Promise<WebhookEndpoint>
+    signingSecrets(endpoint: WebhookEndpoint, now: number): Promise<string[]>
+  }
+  /** Sends one attempt and never throws (`createWebhookSender`). */
+  sender: {
+    send(request: {
+      url: string
+      eventId: string
+      payload: string
+      secrets: readonly string[]
+    }): Promise<AttemptResult>
+  }
+  /** Default `createRetryPolicy()`: the typical schedule of docs/spec.md §3.1. */
+  policy?: RetryPolicy
+  /** Milliseconds since the epoch (default `Date.now`): claims, attempt times, next attempts. */
+  clock?: () => number
+  /** Deliveries claimed at once (default 32). */
+  batchSize?: number
+  /** Attempts in flight at once, over all endpoints (default 16). */
+  concurrency?: number
+  /** Attempts in flight at once to one endpoint, counted over every worker on the queue (default 4). */
+  perEndpoint?: number
+  /** How long a claim lasts (default 40,000 ms: the sender's 10 s deadline plus 30 s to settle). */
+  leaseMs?: number
+  /** How long the running worker waits when nothing is due (default 1,000 ms; `wake()` cuts it short). */
+  pollIntervalMs?: number
+  /** Called for every {@link DeliveryWorkerEvent}; what it throws is ignored. */
+  onEvent?: (event: DeliveryWorkerEvent) => void
+}
+
+/**
+ * A delivery worker. Run it with `start()`, or drive it with `tick()` in tests.
+ *
+ * @example
+ * ```ts
+ * async function drain(worker: DeliveryWorker) {
+ *   while ((await worker.tick()) > 0) {}
+ * }
+ * ```
+ */
+export interface DeliveryWorker {
+  /** Starts the loop: claim, attempt, settle; sleep `pollIntervalMs` when nothing is due. */
+  start(): void
+  /** Stops claiming, gives back leases of deliveries not yet attempted, and waits for the attempts in flight. */
+  stop(): Promise<void>
+  /**
+   * One round: claims what is due (up to `batchSize`, within `concurrency`), attempts and
+   * settles all of it. How many deliveries it claimed. For tests with an injected clock, and
+   * for hosts that schedule work themselves (a cron, a queue consumer).
+   */
+  tick(): Promise<number>
+  /** Ends the running loop's wait at once (after a publish, say). */
+  wake(): void
+}
+
+const MAX_BACKOFF_MS = 30_000
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`createDeliveryWorker(): ${name} must be a positive integer, got ${value}`)
+  }
+  return value
+}
+
+/**
+ * Makes a delivery worker.
+ *
+ * What each claimed delivery comes to: its endpoint deleted → `failed` (`'endpoint-deleted'`);
+ * disabled → `failed` (`'endpoint-disabled'`); both replayable once the endpoint is back.
+ * Otherwise one attempt signed with every live secret, then the policy's decision: `succeeded`,
+ * `failed` (a 410 also disables the endpoint, reason `'gone'`), `dead`, or `pending` due
+ * `delayMs` after the attempt ended. Every attempt is a line of the delivery's log: status,
+ * latency, the start of the body (or the failure's message).
+ *
+ * @example
+ * ```ts
+ * import { createDeliveryWorker, createWebhookSender } from '@api-blocks/webhooks'
+ *
+ * const worker = createDeliveryWorker({ queue, registry, sender: createWebhookSender({ guard }) })
+ * worker.start()
+ * process.on('SIGTERM', () => void worker.stop())
+ * ```
+ */
+export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { queue, registry, sender } = options
+  const policy = options.policy ?? createRetryPolicy()
+  const clock = options.clock ?? Date.now
+  const batchSize = positive('batchSize', options.batchSize ?? 32)
+  const concurrency = positive('concurrency', options.concurrency ?? 16)
+  const perEndpoint = positive('perEndpoint', options.perEndpoint ?? 4)
+  const leaseMs = positive('leaseMs', options.leaseMs ?? 40_000)
+  const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 1_000)
+
+  const inFlight = new Set<Promise<void>>()
+  let running = false
+  let stopping = false
+  let loop: Promise<void> | undefined
+  let wakeUp: (() => void) | undefined
+
+  function emit(event: DeliveryWorkerEvent): void {
+    try {
+      options.onEvent?.(event)
+    } catch {
+      // An observer's failure is not the delivery's.
+    }
+  }
+
+  async function release(delivery: LeasedDelivery): Promise<void> {
+    try {
+      await queue.release(delivery)
+    } catch (error) {
+      emit({
+        type: 'error',
+        stage: 'release',
+        error,
+        eventId: delivery.eventId,
+        endpointId: delivery.endpointId,
+      })
+    }
+  }
+
+  async function settle(
+    delivery: LeasedDelivery,
+    record: AttemptRecord,
+    resolution: DeliveryResolution,
+  ): Promise<void> {
+    const ids = { eventId: delivery.eventId, endpointId: delivery.endpointId }
+    let settled: boolean
+    try {
+      settled = await queue.settle(delivery, record, resolution, clock())
+    } catch (error) {
+      // Nothing known to be written: the lease expires and the delivery is claimed again.
+      emit({ type: 'error', stage: 'settle', error, ...ids })
+      return
+    }
+    emit({ type: 'attempt', ...ids, record, resolution, settled })
+    if (settled && resolution.status === 'dead') {
+      emit({ type: 'dead-letter', ...ids, attempts: delivery.attempts + 1 })
+    }
+  }
+
+  /** Settles `failed` without an attempt: the endpoint is gone, disabled, or has no live secret. */
+  async function skip(
+    delivery: LeasedDelivery,
+    failure: 'endpoint-deleted' | 'endpoint-disabled' | 'no-signing-secret',
+  ): Promise<void> {
+    const record: AttemptRecord = {
+      attempt: delivery.attempts,
+      at: clock(),
+      latencyMs: 0,
+      status: null,
+      failure,
+      body: null,
+    }
+    await settle(delivery, record, { status: 'failed' })
+  }
+
+  async function attempt(delivery: LeasedDelivery): Promise<void> {
+    const ids = { eventId: delivery.eventId, endpointId: delivery.endpointId }
+    let endpoint: WebhookEndpoint | undefined
+    let secrets: string[]
+    try {
+      endpoint = await registry.store.get(delivery.endpointId)
+      secrets = endpoint === undefined ? [] : await registry.signingSecrets(endpoint, clock())
+    } catch (error) {
+      emit({ type: 'error', stage: 'endpoint', error, ...ids })
+      await release(delivery)
+      return
+    }
+    if (endpoint === undefined) return await skip(delivery, 'endpoint-deleted')
+    if (endpoint.status !== 'enabled') return await skip(delivery, 'endpoint-disabled')
+    if (stopping) {
+      // Stopping: not started, so given back rather than attempted.
+      await release(delivery)
+      return
+    }
+    if (secrets.length === 0) {
+      // Only a store edited by hand gets here: a rotation always leaves a current secret.
+      return await skip(delivery, 'no-signing-secret')
+    }
+    const at = clock()
+    let result: AttemptResult
+    try {
+      const request = {
+        url: endpoint.url,
+        eventId: delivery.eventId,
+        payload: delivery.payload,
+        secrets,
+      }
+      result = await sender.send(request)
+    } catch (error) {
+      // A sender never throws; one that does is a bug, counted as a failed attempt so the
+      // policy still bounds the retries.
+      const message =
+        error instanceof Error ? `${error.name}: ${error.message}` : 'the sender threw'
+      result = {
+        kind: 'failure',
+        failure: 'connection',
+        message: message.slice(0, 200),
+        latencyMs: clock() - at,
+      }
+    }
+    const decision = policy.decide(result, delivery.attempts)
+    const record: AttemptRecord =
+      result.kind === 'response'
+        ? {
+            attempt: delivery.attempts,
+            at,
+            latencyMs: result.latencyMs,
+            status: result.status,
+            failure: null,
+            body: result.body === '' ? null : result.body,
+          }
+        : {
+            attempt: delivery.attempts,
+            at,
+            latencyMs: result.latencyMs,
+            status: null,
+            failure: result.failure,
+            body: result.message === '' ? null : result.message,
+          }
+    const resolution: DeliveryResolution =
+      decision.status === 'pending'
+        ? { status: 'pending', nextAttemptAt: clock() + decision.delayMs }
+        : { status: decision.status }
+    await settle(delivery, record, resolution)
+    if (decision.status === 'failed' && decision.disableEndpoint) {
+      // The receiver said the endpoint is gone, whoever settles the delivery.
+      try {
+        await registry.setStatus(delivery.endpointId, 'disabled', 'gone')
+        emit({ type: 'endpoint-disabled', endpointId: delivery.endpointId, reason: 'gone' })
+      } catch (error) {
+        emit({ type: 'error', stage: 'disable', error, endpointId: delivery.endpointId })
+      }
+    }
+  }
+
+  function launch(delivery: LeasedDelivery): Promise<void> {
+    const task = attempt(delivery)
+      .catch((error: unknown) =>
+        emit({
+          type: 'error',
+          stage: 'settle',
+          error,
+          eventId: delivery.eventId,
+          endpointId: delivery.endpointId,
+        }),
+      )
+      .finally(() => {
+        inFlight.delete(task)
+        wakeUp?.()
+      })
+    inFlight.add(task)
+    return task
+  }
+
+  /** Claims up to the free capacity and launches the attempts; the tasks, or `undefined` when the claim failed. */
+  async function claimAndLaunch(): Promise<Promise<void>[] | undefined> {
+    const limit = Math.min(batchSize, concurrency - inFlight.size)
+    if (limit <= 0) return []
+    let claimed: LeasedDelivery[]
+    try {
+      claimed = await queue.claim({ now: clock(), limit, leaseMs, perEndpoint })
+    } catch (error) {
+      emit({ type: 'error', stage: 'claim', error })
+      return undefined
+    }
+    return claimed.map(launch)
+  }
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        if (wakeUp === done) wakeUp = undefined
+        resolve()
+      }
+      wakeUp = done
+    })
+  }
+
+  async function run(): Promise<void> {
+    let failures = 0
+    while (running) {
+      if (inFlight.size >= concurrency) {
+        await Promise.race(inFlight)
+        continue
+      }
+      const limit = Math.min(batchSize, concurrency - inFlight.size)
+      const tasks = await claimAndLaunch()
+      if (tasks === undefined) {
+        failures++
+        await sleep(Math.min(pollIntervalMs * 2 ** Math.min(failures, 16), MAX_BACKOFF_MS))
+        continue
+      }
+      failures = 0
+      if (tasks.length < limit && running) await sleep(pollIntervalMs)
+    }
+  }
+
+  return {
+    start() {
+      if (running) return
+      running = true
+      loop = run()
+    },
+
+    async stop() {
+      running = false
+      stopping = true
+      try {
+        wakeUp?.()
+        await loop
+        loop = undefined
+        while (inFlight.size > 0) await Promise.allSettled([...inFlight])
+      } finally {
+        stopping = false
+      }
+    },
+
+    async tick() {
+      const tasks = await claimAndLaunch()
+      if (tasks === undefined) return 0
+      await Promise.all(tasks)
+      return tasks.length
+    },
+
+    wake() {
+      wakeUp?.()
+    },
+  }
+}
