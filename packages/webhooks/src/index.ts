@@ -55,6 +55,8 @@ export type {
 export { createEndpointRegistry } from './registry.ts'
 export type { RetryDecision, RetryPolicy, RetryPolicyOptions } from './retry-policy.ts'
 export { createRetryPolicy, retrySchedules } from './retry-policy.ts'
+export type { SafeFetch, SafeFetchInit, SafeFetchOptions } from './safe-fetch.ts'
+export { createSafeFetch } from './safe-fetch.ts'
 export type { WebhookDelivery, WebhookSender, WebhookSenderOptions } from './sender.ts'
 export { createWebhookSender } from './sender.ts'
 export { isRefusedAddress } from './ssrf/address.ts'
