@@ -48,7 +48,6 @@ export { createWebhookPublisher } from './publisher.ts'
 export type {
   EndpointRegistry,
   EndpointRegistryOptions,
-  EndpointUrlGuard,
   EndpointWithSecret,
   NewEndpoint,
 } from './registry.ts'

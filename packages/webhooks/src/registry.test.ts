@@ -1,9 +1,10 @@
 import { decodeBase64 } from '@api-blocks/core'
 import { describe, expect, it } from 'vitest'
-import { plainEndpointStore } from '../test/store.ts'
 import type { EndpointStore } from './endpoint-store.ts'
 import { WebhookError } from './error.ts'
+import { MemoryEndpointStore } from './memory/endpoint-store.ts'
 import { createEndpointRegistry } from './registry.ts'
+import { createSsrfGuard } from './ssrf/guard.ts'
 
 function counterRandom() {
   let n = 0
@@ -27,7 +28,7 @@ async function refusal(promise: Promise<unknown>): Promise<WebhookError> {
 
 function setup(options: { encryptionKey?: Uint8Array; store?: EndpointStore } = {}) {
   let now = 1_000_000
-  const store = options.store ?? plainEndpointStore()
+  const store = options.store ?? new MemoryEndpointStore()
   const registry = createEndpointRegistry({
     store,
     clock: () => now,
@@ -66,7 +67,7 @@ describe('createEndpointRegistry: create', () => {
 
   it('uses the injected random for ids and secrets', async () => {
     const registry = createEndpointRegistry({
-      store: plainEndpointStore(),
+      store: new MemoryEndpointStore(),
       random: counterRandom(),
       clock: () => 0,
     })
@@ -96,7 +97,7 @@ describe('createEndpointRegistry: create', () => {
   it('checks the URL through the guard and stores what it returns', async () => {
     const seen: string[] = []
     const registry = createEndpointRegistry({
-      store: plainEndpointStore(),
+      store: new MemoryEndpointStore(),
       guard: {
         async checkUrl(url) {
           seen.push(String(url))
@@ -115,6 +116,27 @@ describe('createEndpointRegistry: create', () => {
       'URL_INVALID',
     )
     expect(seen).toHaveLength(2)
+  })
+
+  it('refuses what the SSRF guard refuses, and allows what its allow-list names', async () => {
+    const guard = createSsrfGuard({ allowedOrigins: ['http://127.0.0.1:4000'] })
+    try {
+      const registry = createEndpointRegistry({ store: new MemoryEndpointStore(), guard })
+      for (const url of [
+        'http://127.0.0.1:4001/',
+        'http://169.254.169.254/latest/meta-data',
+        'http://[::ffff:10.0.0.1]/',
+        'http://0x7f000001/',
+      ]) {
+        const error = await refusal(registry.create({ url }))
+        expect(error.code).toBe('URL_REFUSED')
+        expect(error.toProblem()).toMatchObject({ status: 422, errors: [{ pointer: '/url' }] })
+      }
+      const { endpoint } = await registry.create({ url: 'http://127.0.0.1:4000/hooks' })
+      expect(endpoint.url).toBe('http://127.0.0.1:4000/hooks')
+    } finally {
+      await guard.close()
+    }
   })
 
   it.each([
@@ -136,7 +158,7 @@ describe('createEndpointRegistry: create', () => {
 
   it('drops duplicate types, and refuses types outside eventTypes when given', async () => {
     const registry = createEndpointRegistry({
-      store: plainEndpointStore(),
+      store: new MemoryEndpointStore(),
       eventTypes: ['order.created', 'order.deleted'],
     })
     const { endpoint } = await registry.create({
@@ -281,12 +303,14 @@ describe('createEndpointRegistry: compare-and-set', () => {
   })
 
   it('a write that keeps losing ends in ENDPOINT_CONFLICT (409), after bounded retries', async () => {
-    const inner = plainEndpointStore()
+    const inner = new MemoryEndpointStore()
     let updates = 0
     const store: EndpointStore = {
-      ...inner,
-      insert: (e) => inner.insert(e),
+      insert: (endpoint) => inner.insert(endpoint),
       get: (id) => inner.get(id),
+      list: (query) => inner.list(query),
+      subscribed: (type) => inner.subscribed(type),
+      delete: (id) => inner.delete(id),
       async update(id, update, expectedVersion) {
         updates++
         // Another writer always gets there first.
@@ -332,7 +356,7 @@ describe('createEndpointRegistry: secrets sealed at rest', () => {
   })
 
   it('reads secrets stored before the key was set', async () => {
-    const store = plainEndpointStore()
+    const store = new MemoryEndpointStore()
     const plain = createEndpointRegistry({ store })
     const { endpoint, secret } = await plain.create({ url: 'https://hooks.example.com/' })
     const sealing = createEndpointRegistry({ store, encryptionKey: key })
@@ -341,7 +365,10 @@ describe('createEndpointRegistry: secrets sealed at rest', () => {
 
   it('refuses a key that is not 32 bytes', () => {
     expect(() =>
-      createEndpointRegistry({ store: plainEndpointStore(), encryptionKey: new Uint8Array(16) }),
+      createEndpointRegistry({
+        store: new MemoryEndpointStore(),
+        encryptionKey: new Uint8Array(16),
+      }),
     ).toThrow(TypeError)
   })
 })

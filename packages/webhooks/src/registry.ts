@@ -16,20 +16,7 @@ import type {
   WebhookEndpoint,
 } from './endpoint-store.ts'
 import { WebhookError } from './error.ts'
-
-/**
- * What the registry needs of an SSRF guard (`createSsrfGuard` gives it): a check of a receiver
- * URL at registration that resolves the host and refuses what it may not reach, with a
- * {@link WebhookError} `URL_INVALID`, `URL_REFUSED` or `URL_UNRESOLVABLE`.
- *
- * @example
- * ```ts
- * const check: EndpointUrlGuard = { checkUrl: async (url) => new URL(url) } // no SSRF check at all: tests only
- * ```
- */
-export interface EndpointUrlGuard {
-  checkUrl(url: string | URL): Promise<URL>
-}
+import type { SsrfGuard } from './ssrf/guard.ts'
 
 /**
  * Options of {@link createEndpointRegistry}.
@@ -50,7 +37,7 @@ export interface EndpointRegistryOptions {
    * only the syntax is checked (absolute `http:`/`https:`, no credentials, no fragment, at most
    * 2,048 characters): fine for tests, not for URLs your users type.
    */
-  guard?: EndpointUrlGuard
+  guard?: Pick<SsrfGuard, 'checkUrl'>
   /**
    * The event types an endpoint may select; absent: any well-formed `<object>.<action>` type.
    */

@@ -16,6 +16,7 @@ import type {
 import type { EndpointStatus, EndpointStore, WebhookEndpoint } from './endpoint-store.ts'
 import type { RetryPolicy } from './retry-policy.ts'
 import { createRetryPolicy } from './retry-policy.ts'
+import type { WebhookSender } from './sender.ts'
 
 /**
  * What the worker tells its observer (`onEvent`). Never a secret or a payload, only ids,
@@ -81,14 +82,7 @@ export interface DeliveryWorkerOptions {
     signingSecrets(endpoint: WebhookEndpoint, now: number): Promise<string[]>
   }
   /** Sends one attempt and never throws (`createWebhookSender`). */
-  sender: {
-    send(request: {
-      url: string
-      eventId: string
-      payload: string
-      secrets: readonly string[]
-    }): Promise<AttemptResult>
-  }
+  sender: Pick<WebhookSender, 'send'>
   /** Default `createRetryPolicy()`: the typical schedule of docs/spec.md §3.1. */
   policy?: RetryPolicy
   /** Milliseconds since the epoch (default `Date.now`): claims, attempt times, next attempts. */
