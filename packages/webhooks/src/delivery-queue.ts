@@ -88,7 +88,7 @@ export interface Delivery extends NewDelivery {
   attempts: number
   /** The attempt log, oldest first, at most the last 50 lines (replays append). */
   log: readonly AttemptRecord[]
-  /** Milliseconds since the epoch of the last change. */
+  /** Milliseconds since the epoch of the last change: the `now` of the last settle or replay (at enqueue, the store's choice). */
   updatedAt: number
 }
 
@@ -216,7 +216,9 @@ export interface DeliveryQueue {
   /**
    * Gives a lease back without an attempt (the worker is stopping, or the endpoint is at its
    * concurrency limit): the delivery stays `pending`, due at `nextAttemptAt` (default: as it
-   * was). Whether the lease still held.
+   * was). Whether the lease still held: the delivery still carries it (no settle, release,
+   * replay or later claim since). Release takes no `now`, so an expired lease nobody claimed
+   * again still releases.
    */
   release(delivery: LeasedDelivery, nextAttemptAt?: number): Promise<boolean>
   get(eventId: string, endpointId: string): Promise<Delivery | undefined>

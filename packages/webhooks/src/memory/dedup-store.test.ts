@@ -63,4 +63,24 @@ describe('MemoryDedupStore bounds', () => {
     expect(await store.claim('long', 60_000)).toBe(false)
     expect(store.size).toBe(3)
   })
+
+  test('a released record counts towards the bound until eviction reaches it or a claim replaces it', async () => {
+    const store = new MemoryDedupStore({ maxRecords: 3, clock: () => T0 })
+    for (const id of ['a', 'b', 'c']) await store.claim(id, 60_000)
+    await store.release('b')
+    expect(store.size).toBe(3)
+    // Eviction starts at the front: 'a' (live) goes; 'b' (released) is replaced in place.
+    expect(await store.claim('d', 60_000)).toBe(true)
+    expect(await store.claim('b', 60_000)).toBe(true)
+    expect(store.size).toBe(3)
+    expect(await store.claim('c', 60_000)).toBe(false)
+    expect(await store.claim('d', 60_000)).toBe(false)
+  })
+
+  test('the suites refuse a concurrency below 2 and a shortTtlMs that is not a positive integer', () => {
+    const make = () => new MemoryDedupStore()
+    expect(() => runDedupStoreConformance('bad', make, { concurrency: 1 })).toThrow(RangeError)
+    expect(() => runDedupStoreConformance('bad', make, { shortTtlMs: 0 })).toThrow(RangeError)
+    expect(() => runDedupStoreConformance('bad', make, { shortTtlMs: 1.5 })).toThrow(RangeError)
+  })
 })

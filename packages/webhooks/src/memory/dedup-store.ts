@@ -29,6 +29,12 @@ export interface MemoryDedupStoreOptions {
 }
 
 const DEFAULT_MAX_RECORDS = 100_000
+/** A remembered id. */
+interface Entry {
+  readonly expiresAt: number
+  readonly seq: number
+}
+
 /** The contract's longest id. */
 const MAX_ID_LENGTH = 256
 
@@ -39,9 +45,10 @@ const MAX_ID_LENGTH = 256
  * positive finite number, is a rejected promise with a `RangeError`).
  *
  * A record is expired at its end (`expiresAt <= clock()`) and is then replaced by the next
- * claim. Records are kept in the order they were made (a claim that replaces an expired
- * record moves it to the end); when a claim would pass `maxRecords`, expired records at the
- * front are dropped, then the oldest live one.
+ * claim; a released record is kept as an expired one. Records are kept in the order they
+ * were made (a claim that replaces a record moves it to the end); when a claim of a new id
+ * would pass `maxRecords`, expired records at the front are dropped, then the oldest live
+ * one. Each operation costs O(1) amortised.
  *
  * @example
  * ```ts
@@ -54,8 +61,15 @@ export class MemoryDedupStore implements DedupStore {
   /** The most ids remembered at once. */
   readonly maxRecords: number
   readonly #clock: () => number
-  /** Id → when its record expires, ms since the epoch; oldest first. */
-  readonly #records = new Map<string, number>()
+  /** Id → its record: when it expires (ms since the epoch) and when it was made. */
+  readonly #records = new Map<string, Entry>()
+  /**
+   * The records in the order they were made, from `#head`; an item whose record was released
+   * or replaced since is skipped (its `seq` no longer matches). Compacted as it grows.
+   */
+  #order: { readonly id: string; readonly seq: number }[] = []
+  #head = 0
+  #seq = 0
 
   constructor(options: MemoryDedupStoreOptions = {}) {
     const max = options.maxRecords ?? DEFAULT_MAX_RECORDS
@@ -79,29 +93,53 @@ export class MemoryDedupStore implements DedupStore {
       return Promise.reject(new RangeError('MemoryDedupStore: ttlMs must be a positive number'))
     }
     const now = this.#clock()
-    const expiresAt = this.#records.get(id)
-    if (expiresAt !== undefined) {
-      if (now < expiresAt) return Promise.resolve(false)
-      this.#records.delete(id)
-    }
-    while (this.#records.size >= this.maxRecords) this.#dropOldest(now)
-    this.#records.set(id, now + ttlMs)
+    const current = this.#records.get(id)
+    if (current !== undefined && now < current.expiresAt) return Promise.resolve(false)
+    // An expired or released record is replaced in place: V8's Map keeps a deleted key's
+    // entry in its bucket until the next rehash, so deleting and adding one id again and
+    // again would make each lookup of it slower and slower.
+    if (current === undefined && this.#records.size >= this.maxRecords) this.#evict(now)
+    const seq = this.#seq++
+    this.#records.set(id, { expiresAt: now + ttlMs, seq })
+    this.#order.push({ id, seq })
+    if (this.#order.length - this.#head > 2 * Math.max(this.#records.size, 1024)) this.#compact()
     return Promise.resolve(true)
   }
 
   release(id: string): Promise<void> {
-    this.#records.delete(id)
+    const current = this.#records.get(id)
+    // Marked expired rather than deleted (see `claim`): it still counts towards the bound
+    // until eviction reaches it or a claim of the id replaces it.
+    if (current !== undefined)
+      this.#records.set(id, { expiresAt: Number.NEGATIVE_INFINITY, seq: current.seq })
     return Promise.resolve()
   }
 
-  /** Drops the expired records at the front, or else the oldest record. */
-  #dropOldest(now: number): void {
+  /** Drops the expired records at the front of the order, or else the oldest record. */
+  #evict(now: number): void {
     let dropped = false
-    for (const [id, expiresAt] of this.#records) {
-      if (expiresAt > now && dropped) break
+    while (this.#head < this.#order.length) {
+      const { id, seq } = this.#order[this.#head]!
+      const record = this.#records.get(id)
+      if (record === undefined || record.seq !== seq) {
+        this.#head++
+        continue
+      }
+      const live = now < record.expiresAt
+      if (live && dropped) break
       this.#records.delete(id)
+      this.#head++
       dropped = true
-      if (expiresAt > now) break
+      if (live) break
     }
+    if (this.#head > 1024 && this.#head * 2 > this.#order.length) this.#compact()
+  }
+
+  /** Forgets the order items of released, replaced and dropped records. */
+  #compact(): void {
+    this.#order = this.#order
+      .slice(this.#head)
+      .filter(({ id, seq }) => this.#records.get(id)?.seq === seq)
+    this.#head = 0
   }
 }

@@ -76,4 +76,21 @@ describe('MemoryDeliveryQueue bounds', () => {
     const [leased] = await queue.claim({ now: T0, limit: 1, leaseMs: 1000 })
     expect(leased!.lease).toBe('BwcHBwcHBwcHBwcHBwcHBw')
   })
+
+  test('claims pick the earliest due, whatever order they were enqueued in, with or without perEndpoint', async () => {
+    const queue = new MemoryDeliveryQueue()
+    const many = Array.from({ length: 300 }, (_, i) => ({
+      ...delivery(i, `we_${i % 3}`),
+      nextAttemptAt: T0 + 1000 - i,
+    }))
+    await queue.enqueue(many)
+    const byTime = [...many].sort((a, b) => a.nextAttemptAt - b.nextAttemptAt)
+    const ten = await queue.claim({ now: T0 + 1000, limit: 10, leaseMs: 1000 })
+    expect(ten.map((d) => d.eventId)).toEqual(byTime.slice(0, 10).map((d) => d.eventId))
+    const capped = await queue.claim({ now: T0 + 1000, limit: 5, leaseMs: 1000, perEndpoint: 5 })
+    // Each endpoint already holds 3 or 4 of the first ten: 1 or 2 more each, earliest first.
+    expect(capped.map((d) => d.eventId)).toEqual(byTime.slice(10, 15).map((d) => d.eventId))
+    const rest = await queue.claim({ now: T0 + 1000, limit: 1000, leaseMs: 1000 })
+    expect(rest.map((d) => d.eventId)).toEqual(byTime.slice(15).map((d) => d.eventId))
+  })
 })

@@ -87,6 +87,34 @@ function newestFirst(a: Position, b: Position): number {
   return a.eventId < b.eventId ? 1 : a.eventId > b.eventId ? -1 : 0
 }
 
+/** Whether `a` is due before `b` (the tie-break: enqueued first). */
+function before(a: Entry, b: Entry): boolean {
+  const at = a.delivery.nextAttemptAt
+  const bt = b.delivery.nextAttemptAt
+  return at < bt || (at === bt && a.seq < b.seq)
+}
+
+/**
+ * The `k` earliest of `entries`, earliest first. A small `k` (the usual claim) keeps a sorted
+ * buffer of `k` (linear in `entries` when they come roughly in order, as the pending set
+ * does); a large one sorts them all.
+ */
+function earliest(entries: readonly Entry[], k: number): Entry[] {
+  if (k <= 0) return []
+  if (entries.length <= k || k > 256) {
+    return [...entries].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(0, k)
+  }
+  const best: Entry[] = []
+  for (const entry of entries) {
+    if (best.length >= k && !before(entry, best[best.length - 1]!)) continue
+    let i = best.length
+    while (i > 0 && before(entry, best[i - 1]!)) i--
+    best.splice(i, 0, entry)
+    if (best.length > k) best.pop()
+  }
+  return best
+}
+
 function isFinal(delivery: Delivery): boolean {
   return delivery.status !== 'pending'
 }
@@ -97,7 +125,7 @@ function isFinal(delivery: Delivery): boolean {
  * holds the lease and writes, or writes nothing; every operation answers a promise (a failure
  * is a rejected promise, never a throw). Deliveries go in and come out as copies.
  *
- * Costs: `claim` visits every `pending` delivery (and sorts the due ones), `list` and an
+ * Costs: `claim` visits every `pending` delivery once (and keeps the earliest due ones), `list` and an
  * endpoint's replay visit that endpoint's deliveries, a range replay visits every delivery.
  *
  * Bounds: at most `maxDeliveries` records. An enqueue that would pass it first prunes the
@@ -206,16 +234,22 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
       }
       if (entry.delivery.nextAttemptAt <= now) due.push(entry)
     }
-    due.sort((a, b) => a.delivery.nextAttemptAt - b.delivery.nextAttemptAt || a.seq - b.seq)
-    const leased: LeasedDelivery[] = []
-    for (const entry of due) {
-      if (leased.length >= limit) break
-      const endpointId = entry.delivery.endpointId
-      if (perEndpoint !== undefined) {
-        const count = held.get(endpointId) ?? 0
-        if (count >= perEndpoint) continue
-        held.set(endpointId, count + 1)
+    let candidates = due
+    if (perEndpoint !== undefined) {
+      // Each endpoint offers only its earliest deliveries that fit under its cap.
+      const byEndpoint = new Map<string, Entry[]>()
+      for (const entry of due) {
+        const group = byEndpoint.get(entry.delivery.endpointId)
+        if (group === undefined) byEndpoint.set(entry.delivery.endpointId, [entry])
+        else group.push(entry)
       }
+      candidates = []
+      for (const [endpointId, group] of byEndpoint) {
+        candidates.push(...earliest(group, perEndpoint - (held.get(endpointId) ?? 0)))
+      }
+    }
+    const leased: LeasedDelivery[] = []
+    for (const entry of earliest(candidates, limit)) {
       entry.lease = encodeBase64url(this.#random(new Uint8Array(16)))
       entry.leaseExpiresAt = now + leaseMs
       leased.push({
