@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { formatHttpDate } from '@api-blocks/conditional'
 import { createVerifier } from '@api-blocks/webhook-signature'
+import fc from 'fast-check'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createWebhookSender, retryAfterMs } from './sender.ts'
@@ -398,5 +399,28 @@ describe('retryAfterMs', () => {
   test('absent or repeated is null', () => {
     expect(retryAfterMs(undefined, NOW)).toBeNull()
     expect(retryAfterMs(['1', '2'], NOW)).toBeNull()
+  })
+})
+
+describe('retryAfterMs (properties)', () => {
+  test('never throws; null or a whole, non-negative number of milliseconds', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.stringMatching(/^[0-9 ]{0,12}$/),
+          fc.date().map((date) => date.toUTCString()),
+        ),
+        fc.integer({ min: 0, max: 253_402_300_799_000 }),
+        (value, now) => {
+          const delay = retryAfterMs(value, now)
+          if (delay !== null) {
+            expect(Number.isSafeInteger(delay)).toBe(true)
+            expect(delay).toBeGreaterThanOrEqual(0)
+          }
+        },
+      ),
+      { interruptAfterTimeLimit: 2000 },
+    )
   })
 })

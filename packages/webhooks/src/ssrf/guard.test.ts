@@ -2,6 +2,7 @@ import type { LookupAddress } from 'node:dns'
 import type { Server } from 'node:http'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import fc from 'fast-check'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { hostileNames, hostileUrls } from '../../test/hostile-urls.ts'
@@ -322,5 +323,37 @@ describe('isAddressRefusal', () => {
     expect(isAddressRefusal(new WebhookError('URL_INVALID', 'no'))).toBe(false)
     expect(isAddressRefusal(new Error('ECONNREFUSED'))).toBe(false)
     expect(isAddressRefusal('URL_REFUSED')).toBe(false)
+  })
+})
+
+describe('checkUrl (properties)', () => {
+  test('any string: the URL, or a WebhookError URL_INVALID, URL_REFUSED or URL_UNRESOLVABLE', async () => {
+    const guard = createSsrfGuard({ lookup: tableLookup(hostileNames) })
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.string(),
+            fc.webUrl({ withFragments: true, withQueryParameters: true }),
+            fc.ipV4Extended().map((host) => `http://${host}/`),
+            fc.ipV6().map((host) => `http://[${host}]/`),
+            fc.constantFrom(...hostileUrls.map((entry) => entry.url)),
+          ),
+          async (url) => {
+            try {
+              expect(await guard.checkUrl(url)).toBeInstanceOf(URL)
+            } catch (error) {
+              expect(error).toBeInstanceOf(WebhookError)
+              expect(['URL_INVALID', 'URL_REFUSED', 'URL_UNRESOLVABLE']).toContain(
+                (error as WebhookError).code,
+              )
+            }
+          },
+        ),
+        { interruptAfterTimeLimit: 2000 },
+      )
+    } finally {
+      await guard.close()
+    }
   })
 })
