@@ -49,6 +49,8 @@ export type {
   WebhookPublisherOptions,
 } from './publisher.ts'
 export { createWebhookPublisher } from './publisher.ts'
+export type { WebhookContext, WebhookReceiver, WebhookReceiverOptions } from './receiver.ts'
+export { createWebhookReceiver } from './receiver.ts'
 export type {
   EndpointRegistry,
   EndpointRegistryOptions,

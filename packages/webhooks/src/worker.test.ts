@@ -121,6 +121,25 @@ describe('createDeliveryWorker: bounds', () => {
     expect(done).toBe(4)
   })
 
+  it('reads each endpoint once per claimed batch', async () => {
+    let reads = 0
+    const { registry, worker, publish } = world({
+      worker: { perEndpoint: 10 },
+      store: (store) =>
+        storeWith(store, {
+          get: (id) => {
+            reads++
+            return store.get(id)
+          },
+        }),
+    })
+    await registry.create({ url: receivers.url('ok/batch') })
+    await publish(5)
+    reads = 0
+    expect(await worker.tick()).toBe(5)
+    expect(reads).toBe(1)
+  })
+
   it('refuses options that make no sense', () => {
     for (const bad of [
       { concurrency: 0 },
@@ -244,7 +263,7 @@ describe('createDeliveryWorker: store failures never crash it', () => {
 
   it('a failed endpoint read is reported and the lease given back', async () => {
     let failures = 1
-    const { registry, worker, events, publish, memory } = world({
+    const { registry, worker, events, publish, memory, clock } = world({
       store: (store) =>
         storeWith(store, {
           get: (id: string) =>
@@ -255,7 +274,9 @@ describe('createDeliveryWorker: store failures never crash it', () => {
     const [id] = await publish()
     expect(await worker.tick()).toBe(1)
     expect(events).toMatchObject([{ type: 'error', stage: 'endpoint', eventId: id }])
-    expect(await worker.tick()).toBe(1) // released: due again at once
+    expect(await worker.tick()).toBe(0) // released, due a poll interval later
+    clock.now += 1_000
+    expect(await worker.tick()).toBe(1)
     expect(await memory.get(id!, endpoint.id)).toMatchObject({ status: 'succeeded' })
   })
 
@@ -325,6 +346,43 @@ describe('createDeliveryWorker: start, wake and stop', () => {
         },
       )
       expect(claims).toBeGreaterThanOrEqual(2)
+    } finally {
+      await worker.stop()
+    }
+  })
+
+  it('a wake() while the loop is busy is not lost', async () => {
+    let claims = 0
+    let worker!: ReturnType<typeof world>['worker']
+    let published: Promise<string[]> | undefined
+    const made = world({
+      worker: { pollIntervalMs: 600_000 },
+      queue: (queue) =>
+        queueWith(queue, {
+          claim: async (options) => {
+            const leased = await queue.claim(options)
+            if (++claims === 1) {
+              // Published and woken while this first claim is under way.
+              published = made.publish()
+              await published
+              worker.wake()
+            }
+            return leased
+          },
+        }),
+    })
+    worker = made.worker
+    const { endpoint } = await made.registry.create({ url: receivers.url('ok/busywake') })
+    worker.start()
+    try {
+      await vi.waitFor(() => expect(published).toBeDefined())
+      const [id] = await published!
+      await vi.waitFor(
+        async () => expect((await made.memory.get(id!, endpoint.id))?.status).toBe('succeeded'),
+        {
+          timeout: 5_000,
+        },
+      )
     } finally {
       await worker.stop()
     }

@@ -169,6 +169,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let stopping = false
   let loop: Promise<void> | undefined
   let wakeUp: (() => void) | undefined
+  let woken = false
 
   function emit(event: DeliveryWorkerEvent): void {
     try {
@@ -178,9 +179,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  async function release(delivery: LeasedDelivery): Promise<void> {
+  async function release(delivery: LeasedDelivery, nextAttemptAt?: number): Promise<void> {
     try {
-      await queue.release(delivery)
+      await queue.release(delivery, nextAttemptAt)
     } catch (error) {
       emit({
         type: 'error',
@@ -228,18 +229,26 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     await settle(delivery, record, { status: 'failed' })
   }
 
-  async function attempt(delivery: LeasedDelivery): Promise<void> {
+  /** An endpoint and its live secrets, read once per claimed batch (not once per delivery). */
+  type Target = { endpoint: WebhookEndpoint | undefined; secrets: string[] }
+  async function readTarget(endpointId: string): Promise<Target> {
+    const endpoint = await registry.store.get(endpointId)
+    const secrets = endpoint === undefined ? [] : await registry.signingSecrets(endpoint, clock())
+    return { endpoint, secrets }
+  }
+
+  async function attempt(delivery: LeasedDelivery, read: Promise<Target>): Promise<void> {
     const ids = { eventId: delivery.eventId, endpointId: delivery.endpointId }
-    let endpoint: WebhookEndpoint | undefined
-    let secrets: string[]
+    let target: Target
     try {
-      endpoint = await registry.store.get(delivery.endpointId)
-      secrets = endpoint === undefined ? [] : await registry.signingSecrets(endpoint, clock())
+      target = await read
     } catch (error) {
+      // Given back, due after a poll interval: a store that keeps failing is not hammered.
       emit({ type: 'error', stage: 'endpoint', error, ...ids })
-      await release(delivery)
+      await release(delivery, clock() + pollIntervalMs)
       return
     }
+    const { endpoint, secrets } = target
     if (endpoint === undefined) return await skip(delivery, 'endpoint-deleted')
     if (endpoint.status !== 'enabled') return await skip(delivery, 'endpoint-disabled')
     if (stopping) {
@@ -308,8 +317,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  function launch(delivery: LeasedDelivery): Promise<void> {
-    const task = attempt(delivery)
+  function launch(delivery: LeasedDelivery, target: Promise<Target>): Promise<void> {
+    const task = attempt(delivery, target)
       .catch((error: unknown) =>
         emit({
           type: 'error',
@@ -338,10 +347,24 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       emit({ type: 'error', stage: 'claim', error })
       return undefined
     }
-    return claimed.map(launch)
+    const targets = new Map<string, Promise<Target>>()
+    return claimed.map((delivery) => {
+      let target = targets.get(delivery.endpointId)
+      if (target === undefined) {
+        target = readTarget(delivery.endpointId)
+        target.catch(() => {}) // each delivery's attempt reports it
+        targets.set(delivery.endpointId, target)
+      }
+      return launch(delivery, target)
+    })
   }
 
   function sleep(ms: number): Promise<void> {
+    if (woken) {
+      // wake() came while the loop was busy: the next wait is skipped, so it is not lost.
+      woken = false
+      return Promise.resolve()
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms)
       function done() {
@@ -400,7 +423,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     },
 
     wake() {
-      wakeUp?.()
+      if (wakeUp === undefined) woken = true
+      else wakeUp()
     },
   }
 }
