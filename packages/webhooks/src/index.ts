@@ -41,8 +41,6 @@ export type { MemoryEndpointStoreOptions } from './memory/endpoint-store.ts'
 export { MemoryEndpointStore } from './memory/endpoint-store.ts'
 export type { Freshness, FreshnessTracker, FreshnessTrackerOptions } from './ordering.ts'
 export { createFreshnessTracker } from './ordering.ts'
-export type { WebhookContext, WebhookReceiver, WebhookReceiverOptions } from './receiver.ts'
-export { createWebhookReceiver } from './receiver.ts'
 export type {
   PublishOptions,
   WebhookPublisher,
