@@ -1,12 +1,16 @@
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import type { OAuthStore } from '@api-blocks/oauth'
 import type { ProblemError } from '@api-blocks/problem-details'
+import type { DedupStore, DeliveryQueue, EndpointStore } from '@api-blocks/webhooks'
 import type { PGlite } from '@electric-sql/pglite'
 import type pg from 'pg'
 import { describe, expectTypeOf, test } from 'vitest'
 import type { PostgresStoreErrorCode, Queryable } from './index.ts'
 import {
   migrate,
+  type PostgresDedupStore,
+  PostgresDeliveryQueue,
+  type PostgresEndpointStore,
   PostgresIdempotencyStore,
   PostgresOAuthStore,
   PostgresStoreError,
@@ -28,6 +32,21 @@ describe('public generics of @api-blocks/postgres', () => {
     expectTypeOf<PostgresOAuthStore['withDb']>().returns.toEqualTypeOf<PostgresOAuthStore>()
     // @ts-expect-error: a connection is required
     new PostgresOAuthStore({ schema: 'auth' })
+  })
+
+  test('the webhook stores implement the contracts of @api-blocks/webhooks', () => {
+    expectTypeOf<PostgresEndpointStore>().toExtend<EndpointStore>()
+    expectTypeOf<PostgresDeliveryQueue>().toExtend<DeliveryQueue>()
+    expectTypeOf<PostgresDedupStore>().toExtend<DedupStore>()
+    // The outbox: only enqueue, on the caller's connection.
+    expectTypeOf<PostgresDeliveryQueue['inTransaction']>().parameter(0).toEqualTypeOf<Queryable>()
+    expectTypeOf<ReturnType<PostgresDeliveryQueue['inTransaction']>>().toEqualTypeOf<
+      Pick<DeliveryQueue, 'enqueue'>
+    >()
+    expectTypeOf<PostgresDeliveryQueue['purge']>().returns.toEqualTypeOf<Promise<number>>()
+    expectTypeOf<PostgresDedupStore['purgeExpired']>().returns.toEqualTypeOf<Promise<number>>()
+    // @ts-expect-error: a connection is required
+    new PostgresDeliveryQueue({ schema: 'webhooks' })
   })
 
   test('pg.Pool, pg.Client and PGlite are Queryable; a synchronous query is not', () => {

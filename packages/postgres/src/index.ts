@@ -1,6 +1,6 @@
 /**
- * PostgreSQL implementations of the api-blocks store interfaces (idempotency, and the OAuth
- * authorisation server's), on any connection with `query(text, params)`: `pg.Pool`,
+ * PostgreSQL implementations of the api-blocks store interfaces (idempotency, the OAuth
+ * authorisation server's, and the webhooks' endpoint store, delivery queue and dedup store), on any connection with `query(text, params)`: `pg.Pool`,
  * `pg.Client` or PGlite (in-process, no server). The schema ships as data (`migrations`) with
  * `migrate()`, safe to run from several instances at once.
  *
@@ -26,3 +26,9 @@ export { migrate, migrations, postgresMigrations } from './migrations.ts'
 export type { PostgresOAuthStoreOptions } from './oauth-store.ts'
 export { PostgresOAuthStore } from './oauth-store.ts'
 export type { Queryable } from './queryable.ts'
+export type { PostgresDedupStoreOptions } from './webhook-dedup-store.ts'
+export { PostgresDedupStore } from './webhook-dedup-store.ts'
+export type { PostgresDeliveryQueueOptions } from './webhook-delivery-queue.ts'
+export { PostgresDeliveryQueue } from './webhook-delivery-queue.ts'
+export type { PostgresEndpointStoreOptions } from './webhook-endpoint-store.ts'
+export { PostgresEndpointStore } from './webhook-endpoint-store.ts'

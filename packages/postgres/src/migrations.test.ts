@@ -14,7 +14,7 @@ test('migration ids are unique, and postgresMigrations fills in the names', () =
   expect(rendered.map(({ id }) => id)).toEqual(ALL)
   for (const { sql } of rendered) {
     expect(sql).not.toContain('{{')
-    expect(sql).toMatch(/"api"\."orders_(idempotency_records|oauth_\w+)"/)
+    expect(sql).toMatch(/"api"\."orders_(idempotency_records|oauth_\w+|webhook_\w+)"/)
     expect(sql).not.toMatch(/"api_blocks_|"public"/)
   }
 })
@@ -75,6 +75,9 @@ for (const backend of backends) {
         'api_blocks_oauth_interactions',
         'api_blocks_oauth_replay_cache',
         'api_blocks_oauth_tokens',
+        'api_blocks_webhook_dedup',
+        'api_blocks_webhook_deliveries',
+        'api_blocks_webhook_endpoints',
       ])
       expect(await migrate(db, { schema })).toEqual({ applied: [] })
       const { rows } = await db.query(`SELECT id FROM "${schema}"."api_blocks_migrations"`)
@@ -92,6 +95,7 @@ for (const backend of backends) {
       expect(await migrate(db, { schema, tablePrefix: 'two_' })).toEqual({ applied: ALL })
       const tables = ['idempotency_records', 'migrations', 'oauth_codes', 'oauth_families']
       tables.push('oauth_interactions', 'oauth_replay_cache', 'oauth_tokens')
+      tables.push('webhook_dedup', 'webhook_deliveries', 'webhook_endpoints')
       expect(await tablesIn(schema)).toEqual([
         ...tables.map((table) => `one_${table}`),
         ...tables.map((table) => `two_${table}`),
@@ -117,6 +121,15 @@ for (const backend of backends) {
         'oauth_tokens_expires_at',
         'oauth_replay_cache_expiry',
         'oauth_interactions_pkey',
+        'webhook_endpoints_owner',
+        'webhook_deliveries_due',
+        'webhook_deliveries_queues',
+        'webhook_deliveries_leases',
+        'webhook_deliveries_endpoint',
+        'webhook_deliveries_replay',
+        'webhook_deliveries_final',
+        'webhook_deliveries_pkey',
+        'webhook_dedup_expires_at',
       ]) {
         expect(names).toContain(`${prefix}${name}`)
       }

@@ -43,11 +43,16 @@ export interface Migration {
  * the time after which `purgeExpired` deletes its rows. `0003_oauth_binding_and_token_scopes`
  * adds what an interaction carries for the browser binding and OpenID Connect (`binding_hash`,
  * `prompt`, `max_age`, `login_hint`; interactions saved before it have an empty binding, so
- * they can no longer be completed) and a token's own narrower `scopes`.
+ * they can no longer be completed) and a token's own narrower `scopes`. `0004_webhooks` holds the
+ * tables of `PostgresEndpointStore`, `PostgresDeliveryQueue` and `PostgresDedupStore`
+ * (`webhook_endpoints`, `webhook_deliveries` with its lease columns and an attempt log of at
+ * most 50 lines, `webhook_dedup`), with partial indexes for the claim (pending deliveries by
+ * due time, and by endpoint for the per-endpoint limit), the listing by endpoint, range
+ * replays, and the purge of final deliveries.
  *
  * @example
  * ```ts
- * for (const { id } of migrations) console.log(id) // 0001_idempotency_records, 0002_oauth, 0003_oauth_binding_and_token_scopes
+ * for (const { id } of migrations) console.log(id) // 0001_idempotency_records, 0002_oauth, 0003_oauth_binding_and_token_scopes, 0004_webhooks
  * ```
  */
 export const migrations: readonly Migration[] = Object.freeze([
@@ -169,6 +174,70 @@ ALTER TABLE {{schema}}."{{prefix}}oauth_interactions"
   ADD COLUMN login_hint   text;
 ALTER TABLE {{schema}}."{{prefix}}oauth_interactions" ALTER COLUMN binding_hash DROP DEFAULT;
 ALTER TABLE {{schema}}."{{prefix}}oauth_tokens" ADD COLUMN scopes text[];
+`,
+  },
+  {
+    id: '0004_webhooks',
+    sql: `
+CREATE TABLE {{schema}}."{{prefix}}webhook_endpoints" (
+  id              text COLLATE "C" PRIMARY KEY,
+  url             text NOT NULL,
+  events          text[],
+  status          text NOT NULL CHECK (status IN ('enabled', 'disabled')),
+  disabled_reason text,
+  secrets         jsonb NOT NULL,
+  owner           text COLLATE "C",
+  created_at      double precision NOT NULL,
+  updated_at      double precision NOT NULL,
+  version         integer NOT NULL
+);
+CREATE INDEX "{{prefix}}webhook_endpoints_owner"
+  ON {{schema}}."{{prefix}}webhook_endpoints" (owner, id);
+
+-- Ids are ordered by their bytes (COLLATE "C"), as the memory stores order them, whatever the
+-- database's collation. One row per (event, endpoint). A lease is (lease, lease_expires_at), both NULL when none;
+-- settle and release clear it, so only in-flight (or crashed) deliveries carry one.
+CREATE TABLE {{schema}}."{{prefix}}webhook_deliveries" (
+  event_id         text COLLATE "C" NOT NULL,
+  endpoint_id      text COLLATE "C" NOT NULL,
+  event_type       text NOT NULL,
+  payload          text NOT NULL,
+  created_at       double precision NOT NULL,
+  next_attempt_at  double precision NOT NULL,
+  status           text NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'dead')),
+  attempts         integer NOT NULL,
+  log              jsonb NOT NULL CHECK (jsonb_typeof(log) = 'array' AND jsonb_array_length(log) <= 50),
+  updated_at       double precision NOT NULL,
+  lease            text,
+  lease_expires_at double precision,
+  PRIMARY KEY (event_id, endpoint_id),
+  CHECK ((lease IS NULL) = (lease_expires_at IS NULL))
+);
+-- claim: the due deliveries, earliest first.
+CREATE INDEX "{{prefix}}webhook_deliveries_due"
+  ON {{schema}}."{{prefix}}webhook_deliveries" (next_attempt_at) WHERE status = 'pending';
+-- claim with perEndpoint: the endpoints that have pending deliveries, and each one's earliest.
+CREATE INDEX "{{prefix}}webhook_deliveries_queues"
+  ON {{schema}}."{{prefix}}webhook_deliveries" (endpoint_id, next_attempt_at) WHERE status = 'pending';
+-- claim with perEndpoint: the leases held.
+CREATE INDEX "{{prefix}}webhook_deliveries_leases"
+  ON {{schema}}."{{prefix}}webhook_deliveries" (endpoint_id, lease_expires_at) WHERE lease IS NOT NULL;
+-- list and the backlog replay: one endpoint's deliveries, newest event first.
+CREATE INDEX "{{prefix}}webhook_deliveries_endpoint"
+  ON {{schema}}."{{prefix}}webhook_deliveries" (endpoint_id, created_at DESC, event_id DESC);
+-- replay of a time range across endpoints.
+CREATE INDEX "{{prefix}}webhook_deliveries_replay"
+  ON {{schema}}."{{prefix}}webhook_deliveries" (created_at) WHERE status IN ('failed', 'dead');
+-- purge: final deliveries by age.
+CREATE INDEX "{{prefix}}webhook_deliveries_final"
+  ON {{schema}}."{{prefix}}webhook_deliveries" (updated_at) WHERE status <> 'pending';
+
+CREATE TABLE {{schema}}."{{prefix}}webhook_dedup" (
+  id         text PRIMARY KEY,
+  expires_at double precision NOT NULL
+);
+CREATE INDEX "{{prefix}}webhook_dedup_expires_at"
+  ON {{schema}}."{{prefix}}webhook_dedup" (expires_at);
 `,
   },
 ])
@@ -296,7 +365,7 @@ ${BLOCK_TAG}`
  * import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
  *
  * const db = new PGlite()
- * await migrate(db) // { applied: ['0001_idempotency_records', '0002_oauth', '0003_oauth_binding_and_token_scopes'] }
+ * await migrate(db) // { applied: ['0001_idempotency_records', '0002_oauth', '0003_oauth_binding_and_token_scopes', '0004_webhooks'] }
  * await migrate(db) // { applied: [] }
  * const store = new PostgresIdempotencyStore({ db })
  * ```

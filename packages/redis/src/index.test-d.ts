@@ -1,14 +1,21 @@
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import type { OAuthStore } from '@api-blocks/oauth'
 import type { ProblemError } from '@api-blocks/problem-details'
+import type { DedupStore } from '@api-blocks/webhooks'
 import { describe, expectTypeOf, test } from 'vitest'
 import type {
+  RedisDedupStoreOptions,
   RedisIdempotencyStoreOptions,
   RedisOAuthStoreOptions,
   RedisScriptClient,
   RedisStoreErrorCode,
 } from './index.ts'
-import { RedisIdempotencyStore, RedisOAuthStore, RedisStoreError } from './index.ts'
+import {
+  RedisDedupStore,
+  RedisIdempotencyStore,
+  RedisOAuthStore,
+  RedisStoreError,
+} from './index.ts'
 
 describe('public generics of @api-blocks/redis', () => {
   test('RedisIdempotencyStore is an IdempotencyStore: every operation a Promise', () => {
@@ -25,6 +32,13 @@ describe('public generics of @api-blocks/redis', () => {
     expectTypeOf<RedisOAuthStoreOptions['client']>().toEqualTypeOf<RedisScriptClient>()
     // @ts-expect-error: a client is required
     new RedisOAuthStore({ prefix: 'p:' })
+  })
+
+  test('RedisDedupStore is a DedupStore of @api-blocks/webhooks', () => {
+    expectTypeOf<RedisDedupStore>().toExtend<DedupStore>()
+    expectTypeOf<RedisDedupStoreOptions['client']>().toEqualTypeOf<RedisScriptClient>()
+    // @ts-expect-error: a client is required
+    new RedisDedupStore({ prefix: 'p:' })
   })
 
   test('RedisStoreError narrows its code', () => {

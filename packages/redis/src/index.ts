@@ -1,8 +1,9 @@
 /**
  * Redis implementations of the api-blocks store interfaces, on a client you create and connect
- * (node-redis): `RedisIdempotencyStore`, `RedisRateLimitStore` and `RedisOAuthStore`. Each
- * store operation is one Lua script run by `EVALSHA`: one round trip, atomic. Each passes its
- * package's conformance suite against a real server.
+ * (node-redis): `RedisIdempotencyStore`, `RedisRateLimitStore`, `RedisOAuthStore` and
+ * `RedisDedupStore` (the webhook receiver's). Each store operation is one Lua script run by
+ * `EVALSHA`: one round trip, atomic. Each passes its package's conformance suite against a real
+ * server.
  *
  * @example
  * ```ts
@@ -18,6 +19,8 @@
  */
 
 export type { RedisScriptCall, RedisScriptClient } from './client.ts'
+export type { RedisDedupStoreOptions } from './dedup-store.ts'
+export { RedisDedupStore } from './dedup-store.ts'
 export type { RedisStoreErrorCode } from './error.ts'
 export { RedisStoreError } from './error.ts'
 export type { RedisIdempotencyStoreOptions } from './idempotency-store.ts'
