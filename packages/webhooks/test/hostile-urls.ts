@@ -67,6 +67,8 @@ export const hostileUrls: readonly HostileUrl[] = [
   refused('http://017700000001/', 'octal, whole'),
   refused('http://127.000.000.001/', 'zero-padded'),
   refused('http://127.255.255.254/', 'the top of 127/8'),
+  refused('http://127.0.0.1./', 'trailing dot'),
+  refused('http://127.0.0.1%2e/', 'percent-encoded trailing dot'),
   refused('http://%31%32%37.0.0.1/', 'percent-encoded host'),
   refused('http://127\u30020\u30020\u30021/', 'ideographic full stops (IDNA)'),
   refused('http://\u2460\u2461\u2466.0.0.1/', 'circled digits (IDNA)'),
