@@ -1,30 +1,34 @@
 // Issue 15: deliveries per second to a loopback receiver, signing included: @api-blocks/webhooks'
-// worker and sender (over MemoryDeliveryQueue, and over PostgresDeliveryQueue when DATABASE_URL
-// is set) against bare undici POSTs to the same receiver with the same keep-alive pool size and
+// worker and sender over MemoryDeliveryQueue, and over PostgresDeliveryQueue when DATABASE_URL is
+// set, against bare undici POSTs to the same receiver with the same keep-alive pool size and
 // concurrency. Targets: ours at least 0.7x the bare POSTs (memory queue), and at least 1,000
 // deliveries per second on the PostgreSQL queue.
 //
 // The receiver (bench/webhook-receiver.ts) is a bare node:http server in a child process pinned
 // to CPU 0 that reads each body and answers 200; this process, the sender side, is pinned to
-// CPU 1. Every delivery is one event of about 300 bytes of JSON to one endpoint.
+// CPU 1. Every delivery is one event of about 250 bytes of JSON to one endpoint.
 //
 // - bare: one undici Pool of CONCURRENCY keep-alive connections, CONCURRENCY loops each POSTing
 //   the next payload with Content-Type, a User-Agent and the three webhook-* fields, and reading
 //   the (empty) answer. "bare, unsigned" sends a fixed signature field of the right length (the
 //   least work there is); "bare, signed" computes it per request with node:crypto createHmac and
 //   a KeyObject, as a hand-written sender would.
-// - ours: the events are published first (one delivery each, enqueued into a fresh queue; not
-//   timed: that is the publisher's cost, printed apart), then a worker with `concurrency` and
-//   `perEndpoint` both CONCURRENCY and a batch of 2 × CONCURRENCY claims, sends (createWebhookSender
-//   through the SSRF guard's dispatcher, the receiver's origin allowed), and settles them; timed
-//   from `start()` to the last settle. Every delivery must end `succeeded`, and the receiver's
+// - ours: an endpoint registry (memory, or PostgresEndpointStore beside the PostgreSQL queue), the
+//   publisher, and a worker with `concurrency` and `perEndpoint` both CONCURRENCY (or
+//   PG_CONCURRENCY in the last row) and a batch of twice that, sending through
+//   createWebhookSender and the SSRF guard's dispatcher (the receiver's origin allowed). Fed two
+//   ways: a backlog (every event published first, untimed, then drained) and a steady feed (one
+//   event published per delivery settled, at most WINDOW queued, publishing timed too). Timed
+//   from `start()` to the last settle. Every delivery must end `succeeded` and the receiver's
 //   count must grow by exactly the number sent, or the run stops.
 //
-// ROUNDS rounds, the order alternating; each column reports the median deliveries per second
-// (wall time) and this process's CPU time per delivery, and the ratio is the median of the
-// per-round ratios.
+// ROUNDS rounds, the order of the columns alternating; each column reports the median
+// deliveries per second (wall time), this process's CPU time per delivery, and the median of the
+// per-round ratios to "bare, unsigned". On PostgreSQL every run gets fresh tables in a schema of
+// its own, dropped at the end.
 import { createHmac, createSecretKey } from 'node:crypto'
-import type { DeliveryQueue } from '@api-blocks/webhooks'
+import { migrate, PostgresDeliveryQueue, PostgresEndpointStore } from '@api-blocks/postgres'
+import type { DeliveryQueue, EndpointStore } from '@api-blocks/webhooks'
 import {
   createDeliveryWorker,
   createEndpointRegistry,
@@ -35,6 +39,7 @@ import {
   MemoryDeliveryQueue,
   MemoryEndpointStore,
 } from '@api-blocks/webhooks'
+import pg from 'pg'
 import { Pool } from 'undici'
 import { median, pinClient, startNode } from '../service-process.ts'
 
@@ -113,6 +118,29 @@ async function bare(url: string, secret: string, signed: boolean): Promise<Run> 
   return { perSecond: DELIVERIES / seconds, cpuUs }
 }
 
+/** A fresh memory queue and endpoint store. */
+function memory(): { queue: DeliveryQueue; store: EndpointStore } {
+  return { queue: new MemoryDeliveryQueue(), store: new MemoryEndpointStore() }
+}
+
+/** The bench's own schema, dropped at the end; each run gets fresh tables in it. */
+const SCHEMA = `bench_webhooks_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
+/** Connections of the PostgreSQL pool: the worker's claims and settles, and the publisher's enqueues. */
+const POOL_SIZE = Number(process.env['WEBHOOKS_BENCH_PG_POOL'] ?? 16)
+/** Attempts in flight in the last PostgreSQL row: every commit waits for a WAL flush, so more in flight means more commits per flush. */
+const PG_CONCURRENCY = Number(process.env['WEBHOOKS_BENCH_PG_CONCURRENCY'] ?? 64)
+let tables = 0
+
+/** A fresh PostgreSQL queue and endpoint store: new tables (migration 0004) in the bench's schema. */
+async function postgres(pool: pg.Pool): Promise<{ queue: DeliveryQueue; store: EndpointStore }> {
+  const options = { schema: SCHEMA, tablePrefix: `run${tables++}_` }
+  await migrate(pool, options)
+  return {
+    queue: new PostgresDeliveryQueue({ db: pool, ...options }),
+    store: new PostgresEndpointStore({ db: pool, ...options }),
+  }
+}
+
 /**
  * How ours is fed: `backlog` publishes every event first (untimed; a burst, the worker then
  * drains a queue of DELIVERIES), `steady` publishes as it delivers (timed, publishing included),
@@ -125,13 +153,14 @@ const WINDOW = 4 * CONCURRENCY
 /** Delivers DELIVERIES events to one endpoint through `queue` with a worker and the sender. */
 async function ours(
   url: string,
-  queue: DeliveryQueue,
+  { queue, store }: { queue: DeliveryQueue; store: EndpointStore },
   feed: Feed,
+  concurrency: number,
   onPublished: (perSecond: number) => void = () => {},
 ): Promise<Run> {
   const origin = new URL(url).origin
   const guard = createSsrfGuard({ allowedOrigins: [origin] })
-  const registry = createEndpointRegistry({ store: new MemoryEndpointStore(), guard })
+  const registry = createEndpointRegistry({ store, guard })
   await registry.create({ url })
   const publisher = createWebhookPublisher({ registry, queue })
   const sender = createWebhookSender({ guard })
@@ -152,23 +181,26 @@ async function ours(
   const finished = new Promise<void>((resolve) => {
     done = resolve
   })
-  // Steady feed: one event published for each one settled, in order, the worker woken for it.
-  let feeding = Promise.resolve()
+  // Steady feed: one event published for each one settled (concurrently, as request handlers
+  // of a service would), the worker woken for it.
+  const feeding: Promise<void>[] = []
+  let requested = Math.min(WINDOW, DELIVERIES)
   const worker = createDeliveryWorker({
     queue,
     registry,
     sender,
-    concurrency: CONCURRENCY,
-    perEndpoint: CONCURRENCY,
-    batchSize: 2 * CONCURRENCY,
+    concurrency,
+    perEndpoint: concurrency,
+    batchSize: 2 * concurrency,
     onEvent: (event) => {
       if (event.type === 'error') failures += 1
       if (event.type !== 'attempt') return
       if (!event.settled || event.resolution.status !== 'succeeded') failures += 1
       settled += 1
       if (settled === DELIVERIES) done()
-      if (feed === 'steady' && published < DELIVERIES) {
-        feeding = feeding.then(publish).then(() => worker.wake())
+      if (feed === 'steady' && requested < DELIVERIES) {
+        requested += 1
+        feeding.push(publish().then(() => worker.wake()))
       }
     },
   })
@@ -179,6 +211,7 @@ async function ours(
   }
   worker.start()
   await finished
+  await Promise.all(feeding)
   const seconds = (performance.now() - started) / 1000
   const cpuUs = (cpu() - before) / DELIVERIES
   await worker.stop()
@@ -193,15 +226,30 @@ export default async function run(): Promise<void> {
   pinClient()
   const url = `${receiver.url}/hooks`
   const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+  const database = process.env['DATABASE_URL']
+  const pool =
+    database === undefined || database === ''
+      ? undefined
+      : new pg.Pool({ connectionString: database, max: POOL_SIZE, statement_timeout: 10_000 })
   try {
     const columns = {
       'bare, unsigned': () => bare(url, secret, false),
       'bare, signed': () => bare(url, secret, true),
       [`ours, memory queue, backlog of ${DELIVERIES}`]: () =>
-        ours(url, new MemoryDeliveryQueue(), 'backlog', (rate) => publishRates.push(rate)),
+        ours(url, memory(), 'backlog', CONCURRENCY, (rate) => publishRates.push(rate)),
       [`ours, memory queue, steady (at most ${WINDOW} queued)`]: () =>
-        ours(url, new MemoryDeliveryQueue(), 'steady'),
+        ours(url, memory(), 'steady', CONCURRENCY),
     } as Record<string, () => Promise<Run>>
+    if (pool !== undefined) {
+      columns[`ours, PostgreSQL queue, backlog of ${DELIVERIES}`] = async () =>
+        ours(url, await postgres(pool), 'backlog', CONCURRENCY)
+      columns[`ours, PostgreSQL queue, steady (at most ${WINDOW} queued)`] = async () =>
+        ours(url, await postgres(pool), 'steady', CONCURRENCY)
+      columns[`ours, PostgreSQL queue, backlog of ${DELIVERIES}, ${PG_CONCURRENCY} in flight`] =
+        async () => ours(url, await postgres(pool), 'backlog', PG_CONCURRENCY)
+    } else {
+      console.log('DATABASE_URL is not set: no PostgreSQL rows')
+    }
     const names = Object.keys(columns)
     const runs: Record<string, Run[]> = Object.fromEntries(names.map((name) => [name, []]))
     const ratios: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]))
@@ -241,8 +289,14 @@ export default async function run(): Promise<void> {
     console.log(
       `publishing before the backlog runs (not in their rates): ${Math.round(median(publishRates))} events/s into the memory queue`,
     )
-    console.log('(target: ours / bare unsigned >= 0.7)')
+    console.log(
+      '(targets: ours / bare unsigned >= 0.7 on the memory queue; >= 1,000 deliveries/s on PostgreSQL)',
+    )
   } finally {
     receiver.stop()
+    if (pool !== undefined) {
+      await pool.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`)
+      await pool.end()
+    }
   }
 }
