@@ -140,6 +140,40 @@ describe('createDeliveryWorker: bounds', () => {
     expect(reads).toBe(1)
   })
 
+  it('the running loop claims in batches, not once per finished attempt', async () => {
+    let claims = 0
+    const { registry, worker, publish, memory } = world({
+      worker: { concurrency: 8, batchSize: 8, perEndpoint: 8, pollIntervalMs: 600_000 },
+      queue: (queue) =>
+        queueWith(queue, {
+          claim: (options) => {
+            claims++
+            return queue.claim(options)
+          },
+        }),
+    })
+    const { endpoint } = await registry.create({ url: receivers.url('ok/batches') })
+    const ids = await publish(64)
+    worker.start()
+    try {
+      await vi.waitFor(
+        async () => {
+          const done = await memory.list({
+            endpointId: endpoint.id,
+            status: 'succeeded',
+            limit: 100,
+          })
+          expect(done).toHaveLength(ids.length)
+        },
+        { timeout: 10_000 },
+      )
+    } finally {
+      await worker.stop()
+    }
+    // At least 4 free slots (half of 8) per claim: 16 claims for 64, plus the empty ones at the end.
+    expect(claims).toBeLessThan(32)
+  })
+
   it('refuses options that make no sense', () => {
     for (const bad of [
       { concurrency: 0 },

@@ -164,6 +164,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const leaseMs = positive('leaseMs', options.leaseMs ?? 40_000)
   const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 1_000)
 
+  /** The running loop claims once at least this many slots are free. */
+  const refill = Math.max(1, Math.floor(Math.min(batchSize, concurrency) / 2))
   const inFlight = new Set<Promise<void>>()
   let running = false
   let stopping = false
@@ -330,7 +332,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       )
       .finally(() => {
         inFlight.delete(task)
-        wakeUp?.()
+        // Room for a batch again: a sleeping loop claims now (deliveries held back by
+        // perEndpoint may be due), without a claim per finished attempt.
+        if (concurrency - inFlight.size >= refill) wakeUp?.()
       })
     inFlight.add(task)
     return task
@@ -379,7 +383,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   async function run(): Promise<void> {
     let failures = 0
     while (running) {
-      if (inFlight.size >= concurrency) {
+      if (concurrency - inFlight.size < refill) {
+        // Claims come in batches of at least `refill`: one store round trip per batch, not per attempt.
         await Promise.race(inFlight)
         continue
       }

@@ -33,6 +33,8 @@ export interface Receivers {
   readonly received: ReceivedRequest[]
   /** Requests being answered now by the `slow` receivers, and the most at once so far. */
   readonly load: { now: number; max: number }
+  /** `path` answers these, one per request, then 200 (`/script/…` paths). */
+  script(path: string, answers: readonly Answer[]): void
   /** From now on, `path` answers 200 (the receiver recovered). */
   recover(path: string): void
   close(): Promise<void>
@@ -94,6 +96,7 @@ export async function startReceivers(): Promise<Receivers> {
   const received: ReceivedRequest[] = []
   const recovered = new Set<string>()
   const load = { now: 0, max: 0 }
+  const scripts = new Map<string, Answer[]>()
   const sockets = new Set<Socket>()
   const server = createServer((request, response) => {
     const chunks: Buffer[] = []
@@ -105,7 +108,8 @@ export async function startReceivers(): Promise<Receivers> {
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       })
-      const kind = recovered.has(path) ? 'ok' : path.slice(1).split('/')[0]!
+      let kind = recovered.has(path) ? 'ok' : path.slice(1).split('/')[0]!
+      if (kind === 'script') kind = scripts.get(path)?.shift() ?? 'ok'
       answer(kind, response, request.socket, load)
     })
   })
@@ -121,6 +125,7 @@ export async function startReceivers(): Promise<Receivers> {
     load,
     origin: `http://127.0.0.1:${port}`,
     url: (path) => `http://127.0.0.1:${port}/${path}`,
+    script: (path, answers) => scripts.set(path, [...answers]),
     recover: (path) => recovered.add(path.startsWith('/') ? path : `/${path}`),
     async close() {
       for (const socket of sockets) socket.destroy()

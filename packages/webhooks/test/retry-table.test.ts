@@ -5,6 +5,7 @@
 // Then replays (one, an endpoint's backlog, a time range) bring dead and failed deliveries back,
 // and they succeed, with the same webhook-id, once the receiver recovers.
 import { createVerifier } from '@api-blocks/webhook-signature'
+import fc from 'fast-check'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Delivery } from '../src/delivery-queue.ts'
 import { createEvent } from '../src/event.ts'
@@ -397,5 +398,76 @@ describe('replay brings dead and failed deliveries back', () => {
     expect(failed.status).toBe('failed')
     expect(failed.log.at(-1)).toMatchObject({ failure: 'endpoint-deleted' })
     expect(receivers.received.filter((r) => r.path === path)).toHaveLength(before)
+  })
+})
+
+describe('any sequence of answers ends as the model of docs/spec.md §3.1 says (fast-check)', () => {
+  /** The answer's outcome in the spec's table; `null` status for a failure without a response. */
+  const outcome: Record<
+    string,
+    {
+      status: number | null
+      kind: 'final' | 'retry'
+      final?: 'succeeded' | 'failed'
+      delay?: number
+    }
+  > = {
+    ok: { status: 200, kind: 'final', final: 'succeeded' },
+    bad: { status: 400, kind: 'final', final: 'failed' },
+    gone: { status: 410, kind: 'final', final: 'failed' },
+    redirect: { status: 302, kind: 'final', final: 'failed' },
+    busy: { status: 429, kind: 'retry', delay: 120_000 },
+    'busy-no-retry-after': { status: 429, kind: 'retry' },
+    error: { status: 500, kind: 'retry' },
+    reset: { status: null, kind: 'retry' },
+  }
+  const answers = fc.array(fc.constantFrom(...(Object.keys(outcome) as Answer[])), {
+    minLength: 1,
+    maxLength: 5,
+  })
+
+  it('final state, attempt log, next-attempt times, and the endpoint disabled only after a 410', async () => {
+    await fc.assert(
+      fc.asyncProperty(answers, async (script) => {
+        now = T0
+        events = []
+        world = makeWorld()
+        const path = `script/${++sequence}`
+        receivers.script(`/${path}`, script)
+        const { endpoint } = await world.registry.create({ url: receivers.url(path) })
+        const event = await publish()
+
+        // The model: base 1 s, cap 60 s, 4 attempts, factor 1.
+        const expected: { status: number | null; at: number }[] = []
+        let at = T0
+        let final: string | undefined
+        for (let attempt = 0; final === undefined; attempt++) {
+          const answer = script[attempt] ?? 'ok'
+          const o = outcome[answer]!
+          expected.push({ status: o.status, at: at - T0 })
+          if (o.kind === 'final') final = o.final
+          else if (attempt + 1 >= 4) final = 'dead'
+          else at += o.delay ?? Math.min(1_000 * 2 ** attempt, 60_000)
+        }
+
+        for (let round = 0; round < 10; round++) {
+          if ((await world.worker.tick()) === 0) break
+          const current = await delivery(event.id, endpoint.id)
+          if (current.status !== 'pending') break
+          now = current.nextAttemptAt
+        }
+        const done = await delivery(event.id, endpoint.id)
+        expect(done.status).toBe(final)
+        expect(done.log.map((line) => ({ status: line.status, at: line.at - T0 }))).toEqual(
+          expected,
+        )
+        const gone = expected.at(-1)!.status === 410
+        expect((await world.registry.get(endpoint.id)).status).toBe(gone ? 'disabled' : 'enabled')
+        expect(events.filter((e) => e.type === 'dead-letter')).toHaveLength(
+          final === 'dead' ? 1 : 0,
+        )
+      }),
+      { numRuns: 40, interruptAfterTimeLimit: 4_000 },
+    )
   })
 })
