@@ -1,3 +1,4 @@
+import { runDedupStoreConformance } from '@api-blocks/webhooks/testing'
 import { createClient } from 'redis'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { commandsSentBy } from '../test/commands.ts'
@@ -89,6 +90,9 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisDedupStore on Redis'),
     await deletePrefix(client, prefix)
     client.destroy()
   })
+
+  // Redis expires keys by its own clock: the expiry cases wait a short TTL in real time.
+  runDedupStoreConformance('RedisDedupStore', () => store, { shortTtlMs: 200 })
 
   test('first wins, with the TTL on the key; release forgets; each call is one EVALSHA', async () => {
     // Prime the server's script cache, so the counts below are the steady state.
