@@ -230,7 +230,16 @@ export default async function run(): Promise<void> {
   const pool =
     database === undefined || database === ''
       ? undefined
-      : new pg.Pool({ connectionString: database, max: POOL_SIZE, statement_timeout: 10_000 })
+      : new pg.Pool({
+          connectionString: database,
+          max: POOL_SIZE,
+          statement_timeout: 10_000,
+          // WEBHOOKS_BENCH_PG_OPTIONS='-c synchronous_commit=off' shows what the WAL flush of
+          // every commit costs (a setting to weigh, not a default: a lost enqueue is a lost event).
+          ...(process.env['WEBHOOKS_BENCH_PG_OPTIONS']
+            ? { options: process.env['WEBHOOKS_BENCH_PG_OPTIONS'] }
+            : {}),
+        })
   try {
     const columns = {
       'bare, unsigned': () => bare(url, secret, false),
