@@ -9,7 +9,7 @@ import { checkId } from './limits.ts'
 import type { WebhookSecret } from './secret.ts'
 import { keysOf } from './secret.ts'
 import type { WebhookSignatureScheme } from './signed-content.ts'
-import { bodyBytes, signedContent } from './signed-content.ts'
+import { signedContent } from './signed-content.ts'
 
 /**
  * Options of {@link createSigner}: one `secret`, or several `secrets` during a rotation (the
@@ -103,12 +103,19 @@ export function createSigner(options: WebhookSignerOptions): WebhookSigner {
         throw new RangeError('A webhook timestamp is a whole, non-negative number of seconds')
       }
       const timestamp = String(message.timestamp)
-      const content = signedContent(scheme, message.id, timestamp, bodyBytes(message.body))
-      const macs = await Promise.all(keys.map((key) => hmacSha256(key, content)))
+      const content = signedContent(scheme, message.id, timestamp, message.body)
+      // One MAC after the other, not Promise.all over a map: with one or two keys the arrays and
+      // the combined promise were a tenth of a 1 KiB sign in `npm run bench -- webhook-signature`
+      // (docs/benchmarks.md, issue 15), and on node:crypto the MACs run in place anyway.
+      let signatures = ''
+      for (const key of keys) {
+        const signature = `v1,${encodeBase64(await hmacSha256(key, content))}`
+        signatures = signatures === '' ? signature : `${signatures} ${signature}`
+      }
       return {
         'webhook-id': message.id,
         'webhook-timestamp': timestamp,
-        'webhook-signature': macs.map((mac) => `v1,${encodeBase64(mac)}`).join(' '),
+        'webhook-signature': signatures,
       }
     },
   }

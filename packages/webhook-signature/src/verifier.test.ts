@@ -77,6 +77,16 @@ describe('createVerifier: published and derived vectors', () => {
     })
   }
 
+  test('refuses the right MAC in a non-canonical base64 (pad bits set), and with whitespace', async () => {
+    // SW-1's signature ends in `E=`; `F=` decodes to the same 32 bytes in a lenient decoder.
+    const verifier = createVerifier({ secrets: SW1.secret, clock: at(SW1.timestamp) })
+    expect(SW1.signature.endsWith('E=')).toBe(true)
+    const padBits = `${SW1.signature.slice(0, -2)}F=`
+    for (const field of [padBits, `${SW1.signature}\n`, `${SW1.signature.slice(0, -1)}`]) {
+      expect(await codeOf(verifier.verify(headersOf(field), SW1.body))).toBe('SIGNATURE_MISMATCH')
+    }
+  })
+
   test('MUST accept the multi-signature header with the valid signature third', async () => {
     const verifier = createVerifier({ secrets: SW1.secret, clock: at(SW1.timestamp) })
     const field = multiSignatureTemplate.replace('<valid>', SW1.signature)
@@ -229,6 +239,30 @@ describe('properties', () => {
             flipped[0] = flipped[0]! ^ 0x80
             expect(await codeOf(verifier.verify(headers, flipped))).toBe('SIGNATURE_MISMATCH')
           }
+        },
+      ),
+      budget,
+    )
+  })
+
+  test('a string body signs and verifies as its UTF-8 bytes, lone surrogates as U+FFFD', async () => {
+    // The string path hashes the joined string without encoding it first (signed-content.ts):
+    // it must give the bytes TextEncoder gives, which is also what fetch sends for a string.
+    await fc.assert(
+      fc.asyncProperty(
+        id,
+        timestamp,
+        secret,
+        scheme,
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 600 }), fc.constant('a\ud800.\udc00é')),
+        async (id, timestamp, secret, scheme, text) => {
+          const bytes = new TextEncoder().encode(text)
+          const signer = createSigner({ secret, scheme })
+          const fromText = await signer.sign({ id, timestamp, body: text })
+          expect(fromText).toEqual(await signer.sign({ id, timestamp, body: bytes }))
+          const verifier = createVerifier({ secrets: secret, scheme, clock: at(timestamp) })
+          expect(await verifier.verify(fromText, bytes)).toEqual({ id, timestamp })
+          expect(await verifier.verify(fromText, text)).toEqual({ id, timestamp })
         },
       ),
       budget,

@@ -5,14 +5,14 @@
  * @module
  */
 import type { HeadersInitLike } from '@api-blocks/core'
-import { decodeBase64 } from '@api-blocks/core'
-import { hmacSha256, timingSafeEqual } from '@api-blocks/core/crypto'
+import { encodeBase64 } from '@api-blocks/core'
+import { hmacSha256 } from '@api-blocks/core/crypto'
 import { WebhookSignatureError } from './error.ts'
 import { checkId, MAX_SIGNATURE_LENGTH, MAX_TIMESTAMP_DIGITS } from './limits.ts'
 import type { WebhookSecret } from './secret.ts'
 import { keysOf } from './secret.ts'
 import type { WebhookSignatureScheme } from './signed-content.ts'
-import { bodyBytes, signedContent } from './signed-content.ts'
+import { signedContent } from './signed-content.ts'
 
 /**
  * Options of {@link createVerifier}.
@@ -66,24 +66,40 @@ export interface WebhookVerifier {
 }
 
 const TIMESTAMP = /^[0-9]+$/
-const MAC_BYTES = 32
 
-/** A header field by its lower-case name, from a Headers, a record or a list of pairs. */
-function fieldOf(headers: HeadersInitLike, name: string): unknown {
+/**
+ * Reads header fields by their lower-case names from a Headers, a record or a list of pairs;
+ * the first matching entry wins. A record's keys are listed once for the three fields, and a
+ * key already in lower case is matched without lower-casing it: `Object.entries` three times
+ * was a tenth of a 1 KiB verify's CPU profile in `npm run bench -- webhook-signature`
+ * (docs/benchmarks.md, issue 15).
+ */
+function readerOf(headers: HeadersInitLike): (name: string) => unknown {
   if (typeof (headers as { get?: unknown }).get === 'function') {
-    return (headers as { get(name: string): string | null }).get(name)
+    const fields = headers as { get(name: string): string | null }
+    return (name) => fields.get(name)
   }
-  const pairs: Iterable<readonly unknown[]> = Array.isArray(headers)
-    ? (headers as readonly (readonly unknown[])[])
-    : Object.entries(headers as Record<string, unknown>)
-  for (const pair of pairs) {
-    if (typeof pair[0] === 'string' && pair[0].toLowerCase() === name) return pair[1]
+  if (Array.isArray(headers)) {
+    const pairs = headers as readonly (readonly unknown[])[]
+    return (name) => {
+      for (const pair of pairs) {
+        if (typeof pair[0] === 'string' && pair[0].toLowerCase() === name) return pair[1]
+      }
+      return undefined
+    }
   }
-  return undefined
+  const record = headers as Record<string, unknown>
+  const keys = Object.keys(record)
+  return (name) => {
+    for (const key of keys) {
+      if (key === name || key.toLowerCase() === name) return record[key]
+    }
+    return undefined
+  }
 }
 
-function required(headers: HeadersInitLike, name: string): string {
-  const value = fieldOf(headers, name)
+function required(read: (name: string) => unknown, name: string): string {
+  const value = read(name)
   if (value === undefined || value === null || value === '') {
     throw new WebhookSignatureError('HEADER_MISSING', `The ${name} header field is missing`)
   }
@@ -93,16 +109,42 @@ function required(headers: HeadersInitLike, name: string): string {
   return value
 }
 
-/** The decoded `v1` signatures of the field; other versions (`v1a`, `v2`) are skipped. */
-function v1Signatures(field: string): Uint8Array[] {
-  const signatures: Uint8Array[] = []
+/** The length of a MAC's canonical padded base64 (RFC 4648 §4): 32 bytes, 44 characters. */
+const MAC_BASE64_LENGTH = 44
+
+/**
+ * The base64 of the field's `v1` signatures; other versions (`v1a`, `v2`) and values that cannot
+ * be the canonical base64 of 32 bytes (not 44 characters) are skipped.
+ */
+function v1Signatures(field: string): string[] {
+  const signatures: string[] = []
   for (const entry of field.split(' ')) {
-    const comma = entry.indexOf(',')
-    if (comma === -1 || entry.slice(0, comma) !== 'v1') continue
-    const mac = decodeBase64(entry.slice(comma + 1))
-    if (mac !== undefined && mac.byteLength === MAC_BYTES) signatures.push(mac)
+    if (
+      entry.length === 3 + MAC_BASE64_LENGTH &&
+      entry.charCodeAt(0) === 0x76 && // v
+      entry.charCodeAt(1) === 0x31 && // 1
+      entry.charCodeAt(2) === 0x2c // ,
+    ) {
+      signatures.push(entry.slice(3))
+    }
   }
   return signatures
+}
+
+/**
+ * Whether two strings of one length are equal, in time that depends only on the length, never
+ * on where they differ. The MAC is compared as its canonical base64, not decoded first: equal
+ * texts are exactly equal MACs (one byte string has one canonical encoding), and decoding each
+ * received signature (a decode, a re-encode to check it is canonical, a copy) was a fifth of a
+ * 1 KiB verify in `npm run bench -- webhook-signature` (docs/benchmarks.md, issue 15).
+ */
+function equalText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false
+  let difference = 0
+  for (let index = 0; index < a.length; index += 1) {
+    difference |= a.charCodeAt(index) ^ b.charCodeAt(index)
+  }
+  return difference === 0
 }
 
 /**
@@ -128,9 +170,10 @@ export function createVerifier(options: WebhookVerifierOptions): WebhookVerifier
     throw new RangeError('toleranceSeconds is a finite, non-negative number')
   }
   async function verify(headers: HeadersInitLike, body: Uint8Array | string) {
-    const id = required(headers, 'webhook-id')
-    const timestamp = required(headers, 'webhook-timestamp')
-    const field = required(headers, 'webhook-signature')
+    const read = readerOf(headers)
+    const id = required(read, 'webhook-id')
+    const timestamp = required(read, 'webhook-timestamp')
+    const field = required(read, 'webhook-signature')
     if (!checkId(id)) {
       throw new WebhookSignatureError(
         'HEADER_MALFORMED',
@@ -161,14 +204,14 @@ export function createVerifier(options: WebhookVerifierOptions): WebhookVerifier
     }
     const signatures = v1Signatures(field)
     if (signatures.length > 0) {
-      const content = signedContent(scheme, id, timestamp, bodyBytes(body))
+      const content = signedContent(scheme, id, timestamp, body)
       let matched = false
       for (const key of keys) {
-        const expected = await hmacSha256(key, content)
+        const expected = encodeBase64(await hmacSha256(key, content))
         // Every candidate is compared in constant time; no early exit on the position of a
         // difference.
         for (const signature of signatures) {
-          if (timingSafeEqual(expected, signature)) matched = true
+          if (equalText(expected, signature)) matched = true
         }
       }
       if (matched) return { id, timestamp: seconds }
