@@ -46,8 +46,14 @@ export async function sha256Base64url(data: CryptoInput): Promise<string> {
 
 /** SHA-256's block size in bytes (FIPS 180-4 §5.1.2): the length of the HMAC pads. */
 const BLOCK = 64
-/** The longest message MACed in the key's own buffer; longer ones are hashed in pieces. */
-const SCRATCH = 1024
+/**
+ * The longest message MACed in the key's own buffer; longer ones are hashed in pieces. 4 KiB,
+ * not 1: a Standard Webhooks signature of a 1 KiB body MACs `id.timestamp.` plus the body
+ * (about 1,064 bytes), which the streaming path made 7 % slower (`npm run bench --
+ * webhook-signature`, sign 1 KiB: 1.26× to 1.18× of a bare createHmac; docs/benchmarks.md,
+ * issue 15). The cost is 4 KiB per key.
+ */
+const SCRATCH = 4096
 
 class NodeHmacKey implements HmacKey {
   readonly algorithm = 'HMAC-SHA-256' as const
