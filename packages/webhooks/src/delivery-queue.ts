@@ -42,7 +42,12 @@ export interface AttemptRecord {
   latencyMs: number
   /** The response's status code; `null` when no response came. */
   status: number | null
-  /** Why no response came (`'timeout'`, `'connection'`, `'address-refused'`) or why the delivery was not attempted (`'endpoint-disabled'`, `'endpoint-deleted'`); `null` when a response came. */
+  /**
+   * Why no response came (`'timeout'`, `'connection'`, `'address-refused'`) or why the delivery
+   * was not attempted (`'endpoint-disabled'`, `'endpoint-deleted'`, `'no-signing-secret'`: no
+   * live secret, `'signing-secret-unavailable'`: a sealed secret that does not open with the
+   * registry's key); `null` when a response came.
+   */
   failure: string | null
   /** The start of the response body (at most 1 KiB of text), or the failure's message; `null` when empty. */
   body: string | null
