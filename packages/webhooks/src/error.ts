@@ -42,6 +42,8 @@ export type WebhookErrorCode =
   | 'TOO_MANY_REDIRECTS'
   /** An endpoint kept changing under a registry write: its compare-and-set lost every retry (409 `conflict`). */
   | 'ENDPOINT_CONFLICT'
+  /** An event id already published with another payload: an id names one event, its every delivery the same bytes (409 `conflict`). */
+  | 'EVENT_ID_REUSED'
 
 /**
  * A refusal of @api-blocks/webhooks. It is an `ApiBlocksError` (through `ProblemError`), so
@@ -95,6 +97,7 @@ function problemFor(code: WebhookErrorCode, detail: string, maxBytes: number) {
     case 'DELIVERY_NOT_FOUND':
       return problems.notFound.create({ detail })
     case 'ENDPOINT_CONFLICT':
+    case 'EVENT_ID_REUSED':
       return problems.conflict.create({ detail })
     case 'BODY_TOO_LARGE':
       return problems.payloadTooLarge.create({ detail, max_bytes: maxBytes })
