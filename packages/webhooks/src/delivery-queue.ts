@@ -151,7 +151,8 @@ export type DeliveryResolution =
 
 /**
  * Which deliveries a replay sends again. One delivery (any status, `succeeded` included: a
- * manual redelivery); or, for `failed` and `dead` ones only, those of one endpoint (its
+ * manual redelivery; `pending` too, which resets its attempts even during an attempt in
+ * flight, see {@link DeliveryQueue.replay}); or, for `failed` and `dead` ones only, those of one endpoint (its
  * backlog), those whose event was created in `[from, to)`, or both.
  *
  * @example
@@ -231,7 +232,10 @@ export interface DeliveryQueue {
   list(query: DeliveryListQuery): Promise<Delivery[]>
   /**
    * Sends the deliveries `filter` selects again: each becomes `pending` with 0 attempts, due at
-   * `now`, its log kept; a lease it holds ends. How many.
+   * `now`, its log kept. How many. A lease expired at `now` ends. A `pending` delivery under a
+   * lease unexpired at `now` (an attempt in flight) keeps it: nobody else claims it meanwhile,
+   * and the holder's settle then lands on the reset delivery: its line is appended, `attempts`
+   * becomes 1 and its resolution applies (a `pending` one's `nextAttemptAt` replaces `now`).
    */
   replay(filter: ReplayFilter, now: number): Promise<number>
 }

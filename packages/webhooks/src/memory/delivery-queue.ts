@@ -341,7 +341,9 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
         nextAttemptAt: now,
         updatedAt: now,
       }
-      entry.lease = undefined
+      // An attempt in flight keeps its lease: its settle lands on the reset delivery.
+      if (!(entry.delivery.status === 'pending' && now < entry.leaseExpiresAt))
+        entry.lease = undefined
       this.#pending.add(key)
     }
     return Promise.resolve(chosen.length)
