@@ -186,15 +186,20 @@ describe('createDeliveryWorker: bounds', () => {
     }
   })
 
-  it("refuses a lease that does not outlast the sender's deadline by 5 s", () => {
-    // The world's sender has a 2 s deadline.
-    expect(() => world({ worker: { leaseMs: 6_999 } })).toThrow(
-      /leaseMs \(6999\).*timeoutMs \(2000\)/,
+  it("refuses a lease that does not outlast the sender's deadline by 5 s (or by the deadline, when shorter)", () => {
+    const deadline = (timeoutMs: number) => ({
+      timeoutMs,
+      send: () => Promise.reject(new Error('unused')),
+    })
+    expect(() => world({ worker: { sender: deadline(10_000), leaseMs: 14_999 } })).toThrow(
+      /leaseMs \(14999\).*timeoutMs \(10000\) plus 5000 ms/,
     )
-    expect(() => world({ worker: { leaseMs: 7_000 } })).not.toThrow()
+    expect(() => world({ worker: { sender: deadline(10_000), leaseMs: 15_000 } })).not.toThrow()
+    // The world's sender has a 2 s deadline: 2 s more.
+    expect(() => world({ worker: { leaseMs: 3_999 } })).toThrow(RangeError)
+    expect(() => world({ worker: { leaseMs: 4_000 } })).not.toThrow()
     // The default follows the deadline: 30 s past it.
-    const slow = { timeoutMs: 60_000, send: () => Promise.reject(new Error('unused')) }
-    expect(() => world({ worker: { sender: slow } })).not.toThrow()
+    expect(() => world({ worker: { sender: deadline(60_000) } })).not.toThrow()
   })
 
   it('gives a delivery back, unsent, when its lease could expire during the attempt', async () => {
