@@ -379,6 +379,17 @@ describe('createDeliveryWorker: store failures never crash it', () => {
     expect(await memory.get(id!, endpoint.id)).toMatchObject({ status: 'succeeded' })
   })
 
+  it('one failed endpoint read counts once for the batch that waited on it', async () => {
+    const { registry, worker, publish, memory, clock } = world({
+      store: (store) => storeWith(store, { get: () => Promise.reject(new Error('timeout')) }),
+    })
+    const { endpoint } = await registry.create({ url: receivers.url('ok/readbatch') })
+    await publish(4)
+    expect(await worker.tick()).toBe(4)
+    const given = await memory.list({ endpointId: endpoint.id, limit: 10 })
+    expect(given.map((d) => d.nextAttemptAt - clock.now)).toEqual([1_000, 1_000, 1_000, 1_000])
+  })
+
   it('failed endpoint reads give the delivery back later and later (doubling, up to 30 s)', async () => {
     let failing = true
     const { registry, worker, publish, memory, clock } = world({

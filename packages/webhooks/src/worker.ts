@@ -279,7 +279,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  /** Consecutive failed endpoint reads: the delay of a given-back delivery doubles with them. */
+  /** Consecutive failed endpoint reads (one per read, not per delivery): the delay of a given-back delivery doubles with them. */
   let readFailures = 0
 
   async function attempt(delivery: LeasedDelivery, read: Promise<Target>): Promise<void> {
@@ -290,13 +290,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     } catch (error) {
       // Given back, due after a delay that doubles with each consecutive failed read (up to
       // 30 s): a store that keeps failing is not hammered.
-      readFailures++
       emit({ type: 'error', stage: 'endpoint', error, ...ids })
       const delay = Math.min(pollIntervalMs * 2 ** Math.min(readFailures - 1, 16), MAX_BACKOFF_MS)
       await release(delivery, clock() + delay)
       return
     }
-    readFailures = 0
     const { endpoint, secrets } = target
     if (endpoint === undefined) return await skip(delivery, 'endpoint-deleted')
     if (endpoint.status !== 'enabled') return await skip(delivery, 'endpoint-disabled')
@@ -419,7 +417,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       let target = targets.get(delivery.endpointId)
       if (target === undefined) {
         target = readTarget(delivery.endpointId)
-        target.catch(() => {}) // each delivery's attempt reports it
+        // Counted here, once per read, before any attempt waiting on it runs; each delivery's
+        // attempt reports the failure.
+        target.then(
+          () => {
+            readFailures = 0
+          },
+          () => {
+            readFailures++
+          },
+        )
         targets.set(delivery.endpointId, target)
       }
       return launch(delivery, target)
