@@ -42,7 +42,12 @@ export interface AttemptRecord {
   latencyMs: number
   /** The response's status code; `null` when no response came. */
   status: number | null
-  /** Why no response came (`'timeout'`, `'connection'`, `'address-refused'`) or why the delivery was not attempted (`'endpoint-disabled'`, `'endpoint-deleted'`); `null` when a response came. */
+  /**
+   * Why no response came (`'timeout'`, `'connection'`, `'address-refused'`) or why the delivery
+   * was not attempted (`'endpoint-disabled'`, `'endpoint-deleted'`, `'no-signing-secret'`: no
+   * live secret, `'signing-secret-unavailable'`: a sealed secret that does not open with the
+   * registry's key); `null` when a response came.
+   */
   failure: string | null
   /** The start of the response body (at most 1 KiB of text), or the failure's message; `null` when empty. */
   body: string | null
@@ -146,7 +151,8 @@ export type DeliveryResolution =
 
 /**
  * Which deliveries a replay sends again. One delivery (any status, `succeeded` included: a
- * manual redelivery); or, for `failed` and `dead` ones only, those of one endpoint (its
+ * manual redelivery; `pending` too, which resets its attempts even during an attempt in
+ * flight, see {@link DeliveryQueue.replay}); or, for `failed` and `dead` ones only, those of one endpoint (its
  * backlog), those whose event was created in `[from, to)`, or both.
  *
  * @example
@@ -226,7 +232,10 @@ export interface DeliveryQueue {
   list(query: DeliveryListQuery): Promise<Delivery[]>
   /**
    * Sends the deliveries `filter` selects again: each becomes `pending` with 0 attempts, due at
-   * `now`, its log kept; a lease it holds ends. How many.
+   * `now`, its log kept. How many. A lease expired at `now` ends. A `pending` delivery under a
+   * lease unexpired at `now` (an attempt in flight) keeps it: nobody else claims it meanwhile,
+   * and the holder's settle then lands on the reset delivery: its line is appended, `attempts`
+   * becomes 1 and its resolution applies (a `pending` one's `nextAttemptAt` replaces `now`).
    */
   replay(filter: ReplayFilter, now: number): Promise<number>
 }

@@ -55,5 +55,6 @@ describe("the engine's public types", () => {
   test('the codes the engine adds are in the union', () => {
     expectTypeOf<'EVENTS_INVALID'>().toExtend<WebhookErrorCode>()
     expectTypeOf<'ENDPOINT_CONFLICT'>().toExtend<WebhookErrorCode>()
+    expectTypeOf<'EVENT_ID_REUSED'>().toExtend<WebhookErrorCode>()
   })
 })

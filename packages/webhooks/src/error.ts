@@ -46,6 +46,8 @@ export type WebhookErrorCode =
   | 'FETCH_TIMEOUT'
   /** A safe fetch could not connect or lost the connection: DNS, refused, reset, TLS; the `cause` says which (503 `service-unavailable`). */
   | 'FETCH_FAILED'
+  /** An event id already published with another payload: an id names one event, its every delivery the same bytes (409 `conflict`). */
+  | 'EVENT_ID_REUSED'
 
 /**
  * A refusal of @api-blocks/webhooks. It is an `ApiBlocksError` (through `ProblemError`), so
@@ -99,6 +101,7 @@ function problemFor(code: WebhookErrorCode, detail: string, maxBytes: number) {
     case 'DELIVERY_NOT_FOUND':
       return problems.notFound.create({ detail })
     case 'ENDPOINT_CONFLICT':
+    case 'EVENT_ID_REUSED':
       return problems.conflict.create({ detail })
     case 'FETCH_TIMEOUT':
     case 'FETCH_FAILED':

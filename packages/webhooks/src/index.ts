@@ -52,6 +52,7 @@ export { createWebhookReceiver } from './receiver.ts'
 export type {
   EndpointRegistry,
   EndpointRegistryOptions,
+  EndpointView,
   EndpointWithSecret,
   NewEndpoint,
 } from './registry.ts'

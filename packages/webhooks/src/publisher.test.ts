@@ -94,6 +94,49 @@ describe('createWebhookPublisher', () => {
     expect(spy.batches).toEqual([])
   })
 
+  it('checks what is sent, not the object: a toJSON that breaks the envelope is EVENT_INVALID', async () => {
+    const { registry, queue, publisher } = await setup()
+    const { endpoint } = await registry.create({ url: 'https://a.example/' })
+    const sneaky = event({ id: 'ord_1', toJSON: () => 'ord_1' })
+    const error = await publisher.publish(sneaky).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'EVENT_INVALID' })
+    expect(await queue.get('evt_1', endpoint.id)).toBeUndefined()
+    // A toJSON that keeps the envelope sound is sent as it serialises.
+    const dated = event({ id: 'ord_1', at: new Date(0) })
+    expect(await publisher.publish(dated)).toBe(1)
+    expect(JSON.parse((await queue.get('evt_1', endpoint.id))!.payload).data.object.at).toBe(
+      '1970-01-01T00:00:00.000Z',
+    )
+  })
+
+  it('an event that does not serialise (a BigInt, a cycle) is EVENT_INVALID, not a TypeError', async () => {
+    const { registry, publisher } = await setup()
+    await registry.create({ url: 'https://a.example/' })
+    const cyclic: { id: string; self?: unknown } = { id: 'ord_1' }
+    cyclic.self = cyclic
+    for (const object of [{ n: 1n }, cyclic]) {
+      const error = await publisher.publish(event(object)).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(WebhookError)
+      expect((error as WebhookError).code).toBe('EVENT_INVALID')
+    }
+  })
+
+  it('an event id published again with another payload is EVENT_ID_REUSED, 409; the first stays', async () => {
+    const { registry, queue, publisher } = await setup()
+    const { endpoint } = await registry.create({ url: 'https://a.example/' })
+    const first = event({ id: 'ord_1', v: 1 })
+    expect(await publisher.publish(first)).toBe(1)
+    const error = await publisher
+      .publish(event({ id: 'ord_1', v: 2 }, 'order.updated'))
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(WebhookError)
+    expect((error as WebhookError).code).toBe('EVENT_ID_REUSED')
+    expect((error as WebhookError).status).toBe(409)
+    expect((await queue.get('evt_1', endpoint.id))!.payload).toBe(JSON.stringify(first))
+    // The same event again is still an idempotent no-op.
+    expect(await publisher.publish(first)).toBe(0)
+  })
+
   it('refuses a payload over 256 KiB (in UTF-8 bytes) with BODY_TOO_LARGE, 413', async () => {
     const { registry, publisher } = await setup()
     await registry.create({ url: 'https://a.example/' })

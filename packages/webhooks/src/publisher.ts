@@ -25,8 +25,8 @@ export type WebhookPublisherOptions = (
   | { registry: { readonly store: EndpointStore }; store?: never }
   | { store: EndpointStore; registry?: never }
 ) & {
-  /** Where deliveries go; only `enqueue` is used. */
-  queue: Pick<DeliveryQueue, 'enqueue'>
+  /** Where deliveries go: `enqueue`, and `get` when it has one (to find a reused event id). */
+  queue: Pick<DeliveryQueue, 'enqueue'> & Partial<Pick<DeliveryQueue, 'get'>>
   /** Milliseconds since the epoch (default `Date.now`): the first attempt is due at once. */
   clock?: () => number
   /** The largest payload, in bytes of UTF-8 (default 262,144, 256 KiB; a receiver is not a file store). */
@@ -50,7 +50,7 @@ export interface PublishOptions {
    * Enqueue here instead (for example `PostgresDeliveryQueue#inTransaction(tx)`, so the
    * deliveries commit or roll back with the caller's write: the transactional outbox).
    */
-  queue?: Pick<DeliveryQueue, 'enqueue'>
+  queue?: Pick<DeliveryQueue, 'enqueue'> & Partial<Pick<DeliveryQueue, 'get'>>
 }
 
 /**
@@ -65,9 +65,13 @@ export interface PublishOptions {
  */
 export interface WebhookPublisher {
   /**
-   * Checks the envelope (`EVENT_INVALID`), serialises it once (`BODY_TOO_LARGE` over the
-   * limit) and enqueues one delivery per enabled endpoint subscribed to its type. How many
-   * deliveries were added (publishing an event again adds none: enqueueing is idempotent).
+   * Serialises the event once (`BODY_TOO_LARGE` over the limit; `EVENT_INVALID` when it does
+   * not serialise, a `BigInt` say), checks the envelope those bytes hold (`EVENT_INVALID`: what
+   * is checked is what is sent, whatever a `toJSON` does) and enqueues one delivery per enabled
+   * endpoint subscribed to its type. How many deliveries were added (publishing an event again
+   * adds none: enqueueing is idempotent). An id already published with another payload is
+   * `EVENT_ID_REUSED` (409), found when the enqueue adds fewer than asked: the pairs already
+   * present keep their payload, pairs new to the queue (an endpoint subscribed since) are added.
    */
   publish(event: WebhookEvent<object>, options?: PublishOptions): Promise<number>
 }
@@ -95,6 +99,26 @@ function utf8Length(text: string): number {
 }
 
 /**
+ * Throws `EVENT_ID_REUSED` when the pairs of `deliveries` already held another payload. The
+ * first pair present decides: the same payload there is a republish of the same event.
+ */
+async function sameEvent(
+  queue: Pick<DeliveryQueue, 'get'>,
+  deliveries: readonly NewDelivery[],
+  payload: string,
+): Promise<void> {
+  for (const delivery of deliveries) {
+    const stored = await queue.get(delivery.eventId, delivery.endpointId)
+    if (stored === undefined) continue
+    if (stored.payload === payload) return
+    throw new WebhookError(
+      'EVENT_ID_REUSED',
+      `event id ${delivery.eventId} was already published with another payload; a new event needs a new id`,
+    )
+  }
+}
+
+/**
  * Makes a publisher.
  *
  * @example
@@ -114,8 +138,20 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Webhoo
   }
   return {
     async publish(event, publishOptions = {}) {
-      parseEvent(event)
-      const payload = JSON.stringify(event)
+      // Serialised first, then the bytes checked: a toJSON anywhere could make them differ
+      // from the object.
+      let payload: string | undefined
+      try {
+        payload = JSON.stringify(event)
+      } catch (cause) {
+        const reason = cause instanceof Error ? cause.message : 'JSON.stringify threw'
+        throw new WebhookError('EVENT_INVALID', `the event does not serialise to JSON: ${reason}`, {
+          cause,
+        })
+      }
+      if (typeof payload !== 'string') {
+        throw new WebhookError('EVENT_INVALID', 'the event does not serialise to a JSON value')
+      }
       if (payload.length > maxPayloadBytes || utf8Length(payload) > maxPayloadBytes) {
         throw new WebhookError(
           'BODY_TOO_LARGE',
@@ -125,7 +161,8 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Webhoo
           },
         )
       }
-      const endpoints = await store.subscribed(event.type)
+      const sent = parseEvent(JSON.parse(payload))
+      const endpoints = await store.subscribed(sent.type)
       if (endpoints.length === 0) return 0
       const now = clock()
       const queue = publishOptions.queue ?? options.queue
@@ -134,14 +171,18 @@ export function createWebhookPublisher(options: WebhookPublisherOptions): Webhoo
         const deliveries: NewDelivery[] = endpoints
           .slice(start, start + ENQUEUE_CHUNK)
           .map((endpoint) => ({
-            eventId: event.id,
-            eventType: event.type,
+            eventId: sent.id,
+            eventType: sent.type,
             endpointId: endpoint.id,
             payload,
-            createdAt: event.created * 1000,
+            createdAt: sent.created * 1000,
             nextAttemptAt: now,
           }))
-        added += await queue.enqueue(deliveries)
+        const inserted = await queue.enqueue(deliveries)
+        added += inserted
+        if (inserted < deliveries.length && queue.get !== undefined) {
+          await sameEvent({ get: queue.get.bind(queue) }, deliveries, payload)
+        }
       }
       return added
     },

@@ -174,6 +174,26 @@ describe('createEndpointRegistry: create', () => {
   })
 })
 
+describe('createEndpointRegistry: reads', () => {
+  it('get() and list() show when each secret was made and ends, never its value (sealed or not)', async () => {
+    for (const options of [{}, { encryptionKey: new Uint8Array(32).fill(7) }]) {
+      const { registry } = setup(options)
+      const { endpoint, secret } = await registry.create({ url: 'https://hooks.example.com/' })
+      await registry.rotateSecret(endpoint.id)
+      const stored = (await registry.store.get(endpoint.id))!
+      const expected = stored.secrets.map(({ createdAt, expiresAt }) => ({ createdAt, expiresAt }))
+      const got = await registry.get(endpoint.id)
+      const [listed] = await registry.list({ limit: 1 })
+      for (const view of [got, listed!]) {
+        expect(view).toEqual({ ...stored, secrets: expected })
+        const text = JSON.stringify(view)
+        expect(text).not.toContain(secret.slice(6))
+        for (const s of stored.secrets) expect(text).not.toContain(s.value)
+      }
+    }
+  })
+})
+
 describe('createEndpointRegistry: owners', () => {
   it("another owner's endpoint is ENDPOINT_NOT_FOUND for every call; no owner argument reaches all", async () => {
     const { registry } = setup()
@@ -272,7 +292,7 @@ describe('createEndpointRegistry: rotation', () => {
       advance(1)
       secrets.unshift((await registry.rotateSecret(endpoint.id)).secret)
     }
-    const current = await registry.get(endpoint.id)
+    const current = (await registry.store.get(endpoint.id))!
     expect(current.secrets).toHaveLength(4)
     expect(await registry.signingSecrets(current, now())).toEqual(secrets.slice(0, 4))
     const abrupt = await registry.rotateSecret(endpoint.id, undefined, { overlapMs: 0 })
@@ -294,7 +314,7 @@ describe('createEndpointRegistry: compare-and-set', () => {
       registry.rotateSecret(endpoint.id),
       registry.rotateSecret(endpoint.id),
     ])
-    const final = await registry.get(endpoint.id)
+    const final = (await registry.store.get(endpoint.id))!
     expect(final.version).toBe(5)
     expect(final.status).toBe('disabled')
     expect(final.secrets).toHaveLength(4)

@@ -97,6 +97,31 @@ export interface EndpointWithSecret {
 }
 
 /**
+ * An endpoint as {@link EndpointRegistry.get} and `list` show it: every member of the stored
+ * {@link WebhookEndpoint} but the secrets' values, so a read that ends in a log or a response
+ * cannot leak one (even sealed). Each secret is only when it was made and until when it signs.
+ *
+ * @example
+ * ```ts
+ * function rotatedRecently(endpoint: EndpointView, now: number) {
+ *   return endpoint.secrets.some((secret) => secret.expiresAt !== null && secret.expiresAt > now)
+ * }
+ * ```
+ */
+export type EndpointView = Omit<WebhookEndpoint, 'secrets'> & {
+  /** Newest first, as stored, without `value`. */
+  secrets: readonly { createdAt: number; expiresAt: number | null }[]
+}
+
+/** The stored endpoint without its secrets' values. */
+function viewOf(endpoint: WebhookEndpoint): EndpointView {
+  return {
+    ...endpoint,
+    secrets: endpoint.secrets.map(({ createdAt, expiresAt }) => ({ createdAt, expiresAt })),
+  }
+}
+
+/**
  * The registry. `owner` arguments scope the call: when given (a string, or `null` for
  * unowned), an endpoint of another owner is `ENDPOINT_NOT_FOUND`, exactly as a missing one;
  * when absent, any endpoint is reachable (an operator's view).
@@ -115,10 +140,10 @@ export interface EndpointRegistry {
    * `EVENTS_INVALID`.
    */
   create(input: NewEndpoint): Promise<EndpointWithSecret>
-  /** The endpoint, or {@link WebhookError} `ENDPOINT_NOT_FOUND`. */
-  get(id: string, owner?: string | null): Promise<WebhookEndpoint>
-  /** A page of endpoints, ids ascending (`limit` 1 to 1,000). */
-  list(query: { owner?: string | null; after?: string; limit: number }): Promise<WebhookEndpoint[]>
+  /** The endpoint without its secrets' values, or {@link WebhookError} `ENDPOINT_NOT_FOUND`. */
+  get(id: string, owner?: string | null): Promise<EndpointView>
+  /** A page of endpoints without their secrets' values, ids ascending (`limit` 1 to 1,000). */
+  list(query: { owner?: string | null; after?: string; limit: number }): Promise<EndpointView[]>
   /** Deletes the endpoint (its deliveries then settle `failed`, `'endpoint-deleted'`). */
   delete(id: string, owner?: string | null): Promise<void>
   /**
@@ -366,14 +391,16 @@ export function createEndpointRegistry(options: EndpointRegistryOptions): Endpoi
       return { endpoint, secret }
     },
 
-    get: load,
+    async get(id, owner) {
+      return viewOf(await load(id, owner))
+    },
 
     async list(query) {
       checkOwner(query.owner)
       if (!Number.isSafeInteger(query.limit) || query.limit < 1 || query.limit > 1000) {
         throw new RangeError('list(): limit is an integer in [1, 1000]')
       }
-      return await store.list(query)
+      return (await store.list(query)).map(viewOf)
     },
 
     async delete(id, owner) {

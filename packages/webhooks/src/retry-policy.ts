@@ -118,12 +118,15 @@ function checkDelay(name: string, value: number, allowZero: boolean): void {
  * | outcome of attempt `a` | decision |
  * |---|---|
  * | 200–299 | `succeeded` |
- * | 300–399 | `failed`: redirects are never followed (a receiver could point deliveries at another host), and repeating the request gets the same answer |
  * | 410 | `failed`, `disableEndpoint: true` |
  * | other 400–499 except 429 | `failed` |
- * | 429, 500–599 (and any other status), `timeout`, `connection` | `pending` with the delay below; `dead` when `a + 1 >= maxAttempts` |
+ * | 300–399, 429, 500–599 (and any other status), `timeout`, `connection` | `pending` with the delay below; `dead` when `a + 1 >= maxAttempts` |
  * | `address-refused` | `failed`: the SSRF guard refused the address at connect time; retrying reaches the same address |
  * | `invalid-delivery` | `failed`: nothing was sent, the delivery cannot be signed (a bad `webhook-id` or secret); every retry would fail the same way |
+ *
+ * A 3xx is a failed attempt retried like a 5xx: redirects are never followed (a receiver could
+ * point deliveries at another host), but the receiver may fix its URL, or its redirect may be
+ * passing (a deploy, a maintenance page); Svix and Stripe retry them too.
  *
  * The delay after attempt `a` is `min(baseMs × 2^a, maxMs) × (0.5 + random())`, or with a
  * schedule `schedule[a] × (0.5 + random())`, rounded to a millisecond and kept within
@@ -195,7 +198,6 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
       }
       const { status } = result
       if (status >= 200 && status <= 299) return { status: 'succeeded' }
-      if (status >= 300 && status <= 399) return { status: 'failed', disableEndpoint: false }
       if (status === 429) {
         const after = result.retryAfterMs
         const honoured =

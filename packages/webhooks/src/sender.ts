@@ -73,6 +73,8 @@ export interface WebhookDelivery {
 export interface WebhookSender {
   /** One attempt; always resolves, with the response or the reason there was none. */
   send(delivery: WebhookDelivery): Promise<AttemptResult>
+  /** The deadline of one attempt in milliseconds (`timeoutMs`): a worker's lease must outlast it. */
+  readonly timeoutMs: number
   /** Closes the guard's connections if the sender made the guard. */
   close(): Promise<void>
 }
@@ -287,6 +289,7 @@ export function createWebhookSender(options: WebhookSenderOptions = {}): Webhook
 
   return {
     send,
+    timeoutMs,
     async close() {
       if (ownsGuard) await guard.close()
     },

@@ -185,6 +185,46 @@ describe('createDeliveryWorker: bounds', () => {
       expect(() => world({ worker: bad })).toThrow(RangeError)
     }
   })
+
+  it("refuses a lease that does not outlast the sender's deadline by 5 s (or by the deadline, when shorter)", () => {
+    const deadline = (timeoutMs: number) => ({
+      timeoutMs,
+      send: () => Promise.reject(new Error('unused')),
+    })
+    expect(() => world({ worker: { sender: deadline(10_000), leaseMs: 14_999 } })).toThrow(
+      /leaseMs \(14999\).*timeoutMs \(10000\) plus 5000 ms/,
+    )
+    expect(() => world({ worker: { sender: deadline(10_000), leaseMs: 15_000 } })).not.toThrow()
+    // The world's sender has a 2 s deadline: 2 s more.
+    expect(() => world({ worker: { leaseMs: 3_999 } })).toThrow(RangeError)
+    expect(() => world({ worker: { leaseMs: 4_000 } })).not.toThrow()
+    // The default follows the deadline: 30 s past it.
+    expect(() => world({ worker: { sender: deadline(60_000) } })).not.toThrow()
+  })
+
+  it('gives a delivery back, unsent, when its lease could expire during the attempt', async () => {
+    let sends = 0
+    const { registry, worker, publish, memory, clock } = world({
+      worker: { leaseMs: 7_000 },
+      queue: (queue) =>
+        queueWith(queue, {
+          claim: async (options: ClaimOptions) => {
+            const leased = await queue.claim(options)
+            clock.now += 5_000 // the claim answered late: 2 s of lease left, the deadline is 2 s
+            return leased
+          },
+        }),
+    })
+    const { endpoint } = await registry.create({ url: receivers.url('ok/latelease') })
+    const path = new URL(endpoint.url).pathname
+    const [id] = await publish()
+    expect(await worker.tick()).toBe(1)
+    sends = receivers.received.filter((r) => r.path === path).length
+    expect(sends).toBe(0)
+    // Given back, not waiting for the lease to expire: the next claim takes it at once.
+    expect(await memory.get(id!, endpoint.id)).toMatchObject({ status: 'pending', attempts: 0 })
+    expect(await memory.claim({ now: clock.now, limit: 10, leaseMs: 60_000 })).toHaveLength(1)
+  })
 })
 
 describe('createDeliveryWorker: a lost lease', () => {
@@ -192,11 +232,12 @@ describe('createDeliveryWorker: a lost lease', () => {
     let other: LeasedDelivery[] = []
     const { registry, worker, events, publish, memory, clock } = world({
       worker: {
-        leaseMs: 1_000,
+        leaseMs: 6_000,
         sender: {
+          timeoutMs: 1_000,
           async send(request) {
             // While this attempt runs, the lease expires and another worker claims the delivery.
-            clock.now += 1_001
+            clock.now += 6_001
             other = await memory.claim({ now: clock.now, limit: 10, leaseMs: 60_000 })
             return await createWebhookSender({ guard, clock: () => clock.now }).send(request)
           },
@@ -227,6 +268,7 @@ describe('createDeliveryWorker: faults of its own parts', () => {
     const { registry, worker, publish, memory } = world({
       worker: {
         sender: {
+          timeoutMs: 10_000,
           send: async () => {
             throw new Error('bug')
           },
@@ -257,6 +299,29 @@ describe('createDeliveryWorker: faults of its own parts', () => {
   })
 })
 
+describe('createDeliveryWorker: secrets that will not open', () => {
+  it('a sealed secret that does not open settles `failed` (signing-secret-unavailable), replayable', async () => {
+    const { registry, worker, events, publish, memory } = world()
+    const { endpoint } = await registry.create({ url: receivers.url('ok/sealed') })
+    const path = new URL(endpoint.url).pathname
+    // The stored secret is sealed under a key this registry does not have.
+    await registry.store.update(
+      endpoint.id,
+      { secrets: [{ ...endpoint.secrets[0]!, value: `whenc_v1.${'A'.repeat(60)}` }], updatedAt: 1 },
+      endpoint.version,
+    )
+    const [id] = await publish()
+    expect(await worker.tick()).toBe(1)
+    const stored = await memory.get(id!, endpoint.id)
+    expect(stored).toMatchObject({ status: 'failed', attempts: 1 })
+    expect(stored!.log[0]).toMatchObject({ status: null, failure: 'signing-secret-unavailable' })
+    expect(events[0]).toMatchObject({ type: 'error', stage: 'endpoint', eventId: id })
+    expect(receivers.received.filter((r) => r.path === path)).toHaveLength(0)
+    expect(await worker.tick()).toBe(0) // not claimed again and again
+    expect(await memory.replay({ eventId: id!, endpointId: endpoint.id }, 0)).toBe(1)
+  })
+})
+
 describe('createDeliveryWorker: store failures never crash it', () => {
   it('a failed claim is reported; tick() answers 0', async () => {
     const { worker, events } = world({
@@ -274,7 +339,7 @@ describe('createDeliveryWorker: store failures never crash it', () => {
   it('a failed settle is reported; the delivery is claimed again when its lease expires', async () => {
     let failures = 1
     const { registry, worker, events, publish, memory, clock } = world({
-      worker: { leaseMs: 5_000 },
+      worker: { leaseMs: 7_000 },
       queue: (queue) =>
         queueWith(queue, {
           settle: (...args: Parameters<DeliveryQueue['settle']>) => {
@@ -290,7 +355,7 @@ describe('createDeliveryWorker: store failures never crash it', () => {
       { type: 'error', stage: 'settle', eventId: id, endpointId: endpoint.id },
     ])
     expect(await worker.tick()).toBe(0)
-    clock.now += 5_000
+    clock.now += 7_000
     expect(await worker.tick()).toBe(1)
     expect(await memory.get(id!, endpoint.id)).toMatchObject({ status: 'succeeded', attempts: 1 })
   })
@@ -310,6 +375,41 @@ describe('createDeliveryWorker: store failures never crash it', () => {
     expect(events).toMatchObject([{ type: 'error', stage: 'endpoint', eventId: id }])
     expect(await worker.tick()).toBe(0) // released, due a poll interval later
     clock.now += 1_000
+    expect(await worker.tick()).toBe(1)
+    expect(await memory.get(id!, endpoint.id)).toMatchObject({ status: 'succeeded' })
+  })
+
+  it('one failed endpoint read counts once for the batch that waited on it', async () => {
+    const { registry, worker, publish, memory, clock } = world({
+      store: (store) => storeWith(store, { get: () => Promise.reject(new Error('timeout')) }),
+    })
+    const { endpoint } = await registry.create({ url: receivers.url('ok/readbatch') })
+    await publish(4)
+    expect(await worker.tick()).toBe(4)
+    const given = await memory.list({ endpointId: endpoint.id, limit: 10 })
+    expect(given.map((d) => d.nextAttemptAt - clock.now)).toEqual([1_000, 1_000, 1_000, 1_000])
+  })
+
+  it('failed endpoint reads give the delivery back later and later (doubling, up to 30 s)', async () => {
+    let failing = true
+    const { registry, worker, publish, memory, clock } = world({
+      store: (store) =>
+        storeWith(store, {
+          get: (id: string) => (failing ? Promise.reject(new Error('timeout')) : store.get(id)),
+        }),
+    })
+    const { endpoint } = await registry.create({ url: receivers.url('ok/readbackoff') })
+    const [id] = await publish()
+    const delays: number[] = []
+    for (let i = 0; i < 8; i++) {
+      const before = clock.now
+      expect(await worker.tick()).toBe(1)
+      const due = (await memory.get(id!, endpoint.id))!.nextAttemptAt
+      delays.push(due - before)
+      clock.now = due
+    }
+    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000])
+    failing = false
     expect(await worker.tick()).toBe(1)
     expect(await memory.get(id!, endpoint.id)).toMatchObject({ status: 'succeeded' })
   })
@@ -437,6 +537,73 @@ describe('createDeliveryWorker: start, wake and stop', () => {
     await worker.stop()
     for (const id of ids)
       expect(await memory.get(id, endpoint.id)).toMatchObject({ status: 'succeeded' })
+  })
+
+  it('start() during a draining stop(): the stop resolves, then one loop runs', async () => {
+    let claims = 0
+    const { registry, worker, publish, memory } = world({
+      worker: { pollIntervalMs: 600_000 },
+      queue: (queue) =>
+        queueWith(queue, {
+          claim: (options) => {
+            claims++
+            return queue.claim(options)
+          },
+        }),
+    })
+    const { endpoint } = await registry.create({ url: receivers.url('slow/restart') })
+    const path = new URL(endpoint.url).pathname
+    const [first] = await publish()
+    worker.start()
+    await vi.waitFor(
+      () => expect(receivers.received.filter((r) => r.path === path)).toHaveLength(1),
+      {
+        interval: 1,
+      },
+    )
+    const stopped = worker.stop()
+    worker.start() // a supervisor's restart while the attempt in flight drains
+    await stopped
+    expect(await memory.get(first!, endpoint.id)).toMatchObject({ status: 'succeeded' })
+    // The restarted loop runs: it sends what is published next, and sleeps in between.
+    const [second] = await publish()
+    worker.wake()
+    await vi.waitFor(
+      async () => expect((await memory.get(second!, endpoint.id))?.status).toBe('succeeded'),
+      { timeout: 5_000 },
+    )
+    await worker.stop()
+    // Claims: the first loop's (one or two), the second loop's (two or three): no spinning.
+    expect(claims).toBeLessThanOrEqual(6)
+  })
+
+  it('a tick() whose claim is under way when stop() is called sends nothing after stop() resolves', async () => {
+    let answer!: () => void
+    const { registry, worker, publish, memory } = world({
+      queue: (queue) =>
+        queueWith(queue, {
+          claim: async (options: ClaimOptions) => {
+            const leased = await queue.claim(options)
+            await new Promise<void>((resolve) => {
+              answer = resolve
+            })
+            return leased
+          },
+        }),
+    })
+    const { endpoint } = await registry.create({ url: receivers.url('ok/tickstop') })
+    const path = new URL(endpoint.url).pathname
+    const [id] = await publish()
+    const ticked = worker.tick()
+    await vi.waitFor(() => expect(answer).toBeDefined())
+    const stopped = worker.stop()
+    expect(await worker.tick()).toBe(0) // while stopping, no new claim
+    answer()
+    await stopped
+    expect(receivers.received.filter((r) => r.path === path)).toHaveLength(0)
+    expect(await memory.get(id!, endpoint.id)).toMatchObject({ status: 'pending', attempts: 0 })
+    await ticked
+    expect(receivers.received.filter((r) => r.path === path)).toHaveLength(0)
   })
 
   it('stop() gives back the leases of deliveries claimed but not yet attempted', async () => {

@@ -81,8 +81,8 @@ export interface DeliveryWorkerOptions {
     setStatus(id: string, status: EndpointStatus, reason: string | null): Promise<WebhookEndpoint>
     signingSecrets(endpoint: WebhookEndpoint, now: number): Promise<string[]>
   }
-  /** Sends one attempt and never throws (`createWebhookSender`). */
-  sender: Pick<WebhookSender, 'send'>
+  /** Sends one attempt and never throws (`createWebhookSender`); its `timeoutMs` bounds `leaseMs` from below. */
+  sender: Pick<WebhookSender, 'send' | 'timeoutMs'>
   /** Default `createRetryPolicy()`: the typical schedule of docs/spec.md §3.1. */
   policy?: RetryPolicy
   /** Milliseconds since the epoch (default `Date.now`): claims, attempt times, next attempts. */
@@ -93,7 +93,12 @@ export interface DeliveryWorkerOptions {
   concurrency?: number
   /** Attempts in flight at once to one endpoint, counted over every worker on the queue (default 4). */
   perEndpoint?: number
-  /** How long a claim lasts (default 40,000 ms: the sender's 10 s deadline plus 30 s to settle). */
+  /**
+   * How long a claim lasts (default the sender's `timeoutMs` plus 30,000 ms to settle: 40 s for
+   * the default 10 s deadline). At least `timeoutMs` plus 5,000 ms (plus `timeoutMs` again when
+   * that is shorter), or a `RangeError`: a lease that expires mid-attempt lets a second worker
+   * send the same delivery at once.
+   */
   leaseMs?: number
   /** How long the running worker waits when nothing is due (default 1,000 ms; `wake()` cuts it short). */
   pollIntervalMs?: number
@@ -112,14 +117,22 @@ export interface DeliveryWorkerOptions {
  * ```
  */
 export interface DeliveryWorker {
-  /** Starts the loop: claim, attempt, settle; sleep `pollIntervalMs` when nothing is due. */
+  /**
+   * Starts the loop: claim, attempt, settle; sleep `pollIntervalMs` when nothing is due. Called
+   * while a `stop()` drains, the new loop begins once that stop has resolved.
+   */
   start(): void
-  /** Stops claiming, gives back leases of deliveries not yet attempted, and waits for the attempts in flight. */
+  /**
+   * Stops claiming, gives back leases of deliveries not yet attempted, and waits for the
+   * attempts in flight and the claims under way (a `tick()`'s included): once it resolves,
+   * nothing started before it sends.
+   */
   stop(): Promise<void>
   /**
    * One round: claims what is due (up to `batchSize`, within `concurrency`), attempts and
-   * settles all of it. How many deliveries it claimed. For tests with an injected clock, and
-   * for hosts that schedule work themselves (a cron, a queue consumer).
+   * settles all of it. How many deliveries it claimed (0 without claiming while a `stop()`
+   * drains). For tests with an injected clock, and for hosts that schedule work themselves (a
+   * cron, a queue consumer).
    */
   tick(): Promise<number>
   /** Ends the running loop's wait at once (after a publish, say). */
@@ -127,6 +140,8 @@ export interface DeliveryWorker {
 }
 
 const MAX_BACKOFF_MS = 30_000
+/** What a lease must leave past the sender's deadline to settle in (less for a deadline under it). */
+const LEASE_MARGIN_MS = 5_000
 
 function positive(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) {
@@ -161,14 +176,27 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const batchSize = positive('batchSize', options.batchSize ?? 32)
   const concurrency = positive('concurrency', options.concurrency ?? 16)
   const perEndpoint = positive('perEndpoint', options.perEndpoint ?? 4)
-  const leaseMs = positive('leaseMs', options.leaseMs ?? 40_000)
+  const leaseMs = positive('leaseMs', options.leaseMs ?? sender.timeoutMs + 30_000)
   const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 1_000)
+  // A short deadline (a test's, a fast network's) needs as long again, not 5 s, to settle in.
+  const margin = Math.min(LEASE_MARGIN_MS, sender.timeoutMs)
+  if (leaseMs < sender.timeoutMs + margin) {
+    throw new RangeError(
+      `createDeliveryWorker(): leaseMs (${leaseMs}) must be at least the sender's timeoutMs ` +
+        `(${sender.timeoutMs}) plus ${margin} ms, or a lease expires mid-attempt and ` +
+        'another worker sends the same delivery',
+    )
+  }
 
   /** The running loop claims once at least this many slots are free. */
   const refill = Math.max(1, Math.floor(Math.min(batchSize, concurrency) / 2))
   const inFlight = new Set<Promise<void>>()
-  let running = false
-  let stopping = false
+  /** Claims under way (a claim's deliveries are not in `inFlight` until it answers). */
+  const claims = new Set<Promise<unknown>>()
+  /** The running loop's token: `stop()` clears `active`, so a loop ends whatever `start()` does next. */
+  let current: { active: boolean } | undefined
+  /** A `stop()` draining; attempts launched meanwhile are given back, not sent. */
+  let stopping: Promise<void> | undefined
   let loop: Promise<void> | undefined
   let wakeUp: (() => void) | undefined
   let woken = false
@@ -215,10 +243,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  /** Settles `failed` without an attempt: the endpoint is gone, disabled, or has no live secret. */
+  /** Settles `failed` without an attempt: the endpoint is gone, disabled, or has no live (or no openable) secret. */
   async function skip(
     delivery: LeasedDelivery,
-    failure: 'endpoint-deleted' | 'endpoint-disabled' | 'no-signing-secret',
+    failure:
+      | 'endpoint-deleted'
+      | 'endpoint-disabled'
+      | 'no-signing-secret'
+      | 'signing-secret-unavailable',
   ): Promise<void> {
     const record: AttemptRecord = {
       attempt: delivery.attempts,
@@ -231,13 +263,24 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     await settle(delivery, record, { status: 'failed' })
   }
 
-  /** An endpoint and its live secrets, read once per claimed batch (not once per delivery). */
-  type Target = { endpoint: WebhookEndpoint | undefined; secrets: string[] }
+  /**
+   * An endpoint and its live secrets, read once per claimed batch (not once per delivery).
+   * `secrets` is the error when they do not unseal (a wrong or missing `encryptionKey`, a
+   * damaged value): that is permanent, unlike a store that fails to answer (the promise rejects).
+   */
+  type Target = { endpoint: WebhookEndpoint | undefined; secrets: string[] | { error: unknown } }
   async function readTarget(endpointId: string): Promise<Target> {
     const endpoint = await registry.store.get(endpointId)
-    const secrets = endpoint === undefined ? [] : await registry.signingSecrets(endpoint, clock())
-    return { endpoint, secrets }
+    if (endpoint === undefined) return { endpoint, secrets: [] }
+    try {
+      return { endpoint, secrets: await registry.signingSecrets(endpoint, clock()) }
+    } catch (error) {
+      return { endpoint, secrets: { error } }
+    }
   }
+
+  /** Consecutive failed endpoint reads (one per read, not per delivery): the delay of a given-back delivery doubles with them. */
+  let readFailures = 0
 
   async function attempt(delivery: LeasedDelivery, read: Promise<Target>): Promise<void> {
     const ids = { eventId: delivery.eventId, endpointId: delivery.endpointId }
@@ -245,16 +288,30 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     try {
       target = await read
     } catch (error) {
-      // Given back, due after a poll interval: a store that keeps failing is not hammered.
+      // Given back, due after a delay that doubles with each consecutive failed read (up to
+      // 30 s): a store that keeps failing is not hammered.
       emit({ type: 'error', stage: 'endpoint', error, ...ids })
-      await release(delivery, clock() + pollIntervalMs)
+      const delay = Math.min(pollIntervalMs * 2 ** Math.min(readFailures - 1, 16), MAX_BACKOFF_MS)
+      await release(delivery, clock() + delay)
       return
     }
     const { endpoint, secrets } = target
     if (endpoint === undefined) return await skip(delivery, 'endpoint-deleted')
     if (endpoint.status !== 'enabled') return await skip(delivery, 'endpoint-disabled')
-    if (stopping) {
+    if (stopping !== undefined) {
       // Stopping: not started, so given back rather than attempted.
+      await release(delivery)
+      return
+    }
+    if (!Array.isArray(secrets)) {
+      // A sealed secret that does not open will not open on the next try either: failed, and
+      // replayable once the registry has the right key.
+      emit({ type: 'error', stage: 'endpoint', error: secrets.error, ...ids })
+      return await skip(delivery, 'signing-secret-unavailable')
+    }
+    if (clock() >= delivery.leaseExpiresAt - sender.timeoutMs) {
+      // The lease could expire before the attempt ends (a claim answered late, a slow endpoint
+      // read): given back, so that no second worker sends it while this one still does.
       await release(delivery)
       return
     }
@@ -345,18 +402,31 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const limit = Math.min(batchSize, concurrency - inFlight.size)
     if (limit <= 0) return []
     let claimed: LeasedDelivery[]
+    const claim = queue.claim({ now: clock(), limit, leaseMs, perEndpoint })
+    claims.add(claim)
     try {
-      claimed = await queue.claim({ now: clock(), limit, leaseMs, perEndpoint })
+      claimed = await claim
     } catch (error) {
       emit({ type: 'error', stage: 'claim', error })
       return undefined
+    } finally {
+      claims.delete(claim)
     }
     const targets = new Map<string, Promise<Target>>()
     return claimed.map((delivery) => {
       let target = targets.get(delivery.endpointId)
       if (target === undefined) {
         target = readTarget(delivery.endpointId)
-        target.catch(() => {}) // each delivery's attempt reports it
+        // Counted here, once per read, before any attempt waiting on it runs; each delivery's
+        // attempt reports the failure.
+        target.then(
+          () => {
+            readFailures = 0
+          },
+          () => {
+            readFailures++
+          },
+        )
         targets.set(delivery.endpointId, target)
       }
       return launch(delivery, target)
@@ -380,9 +450,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     })
   }
 
-  async function run(): Promise<void> {
+  async function run(token: { active: boolean }): Promise<void> {
     let failures = 0
-    while (running) {
+    while (token.active) {
       if (concurrency - inFlight.size < refill) {
         // Claims come in batches of at least `refill`: one store round trip per batch, not per attempt.
         await Promise.race(inFlight)
@@ -396,31 +466,41 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         continue
       }
       failures = 0
-      if (tasks.length < limit && running) await sleep(pollIntervalMs)
+      if (tasks.length < limit && token.active) await sleep(pollIntervalMs)
     }
   }
 
   return {
     start() {
-      if (running) return
-      running = true
-      loop = run()
+      if (current !== undefined) return
+      const token = { active: true }
+      current = token
+      // After a draining stop (a restart), or at once.
+      loop = (stopping ?? Promise.resolve()).then(() => run(token))
     },
 
-    async stop() {
-      running = false
-      stopping = true
-      try {
-        wakeUp?.()
-        await loop
-        loop = undefined
-        while (inFlight.size > 0) await Promise.allSettled([...inFlight])
-      } finally {
-        stopping = false
-      }
+    stop() {
+      if (current !== undefined) current.active = false
+      current = undefined
+      wakeUp?.()
+      const previous = stopping
+      const ended = loop
+      const drained = (async () => {
+        await previous
+        await ended
+        while (inFlight.size > 0 || claims.size > 0) {
+          await Promise.allSettled([...inFlight, ...claims])
+        }
+      })()
+      const mine: Promise<void> = drained.finally(() => {
+        if (stopping === mine) stopping = undefined
+      })
+      stopping = mine
+      return mine
     },
 
     async tick() {
+      if (stopping !== undefined) return 0
       const tasks = await claimAndLaunch()
       if (tasks === undefined) return 0
       await Promise.all(tasks)

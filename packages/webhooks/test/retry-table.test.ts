@@ -167,12 +167,16 @@ describe('the retry table of docs/spec.md §3.1 on loopback receivers', () => {
     expect(await world.queue.get(later.id, endpoint.id)).toBeUndefined()
   })
 
-  it('302: a failed attempt, permanent; the redirect is not followed', async () => {
+  it('302: a failed attempt retried like a 5xx (after 1 s); the redirect is not followed', async () => {
     const { endpoint } = await endpointFor('redirect')
     const before = receivers.received.length
     const event = await publish()
     await world.worker.tick()
-    expect(await delivery(event.id, endpoint.id)).toMatchObject({ status: 'failed', attempts: 1 })
+    expect(await delivery(event.id, endpoint.id)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: now + 1_000,
+    })
     expect((await delivery(event.id, endpoint.id)).log[0]).toMatchObject({ status: 302 })
     expect(receivers.received.slice(before).map((r) => r.path)).toEqual([
       new URL(endpoint.url).pathname,
@@ -415,7 +419,7 @@ describe('any sequence of answers ends as the model of docs/spec.md §3.1 says (
     ok: { status: 200, kind: 'final', final: 'succeeded' },
     bad: { status: 400, kind: 'final', final: 'failed' },
     gone: { status: 410, kind: 'final', final: 'failed' },
-    redirect: { status: 302, kind: 'final', final: 'failed' },
+    redirect: { status: 302, kind: 'retry' },
     busy: { status: 429, kind: 'retry', delay: 120_000 },
     'busy-no-retry-after': { status: 429, kind: 'retry' },
     error: { status: 500, kind: 'retry' },

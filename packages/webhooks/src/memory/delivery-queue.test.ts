@@ -1,5 +1,6 @@
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import type { NewDelivery } from '../delivery-queue.ts'
+import type { DeliveryResolution, LeasedDelivery, NewDelivery } from '../delivery-queue.ts'
 import { runDeliveryQueueConformance } from '../testing/index.ts'
 import { MemoryDeliveryQueue } from './delivery-queue.ts'
 
@@ -92,5 +93,148 @@ describe('MemoryDeliveryQueue bounds', () => {
     expect(capped.map((d) => d.eventId)).toEqual(byTime.slice(10, 15).map((d) => d.eventId))
     const rest = await queue.claim({ now: T0 + 1000, limit: 1000, leaseMs: 1000 })
     expect(rest.map((d) => d.eventId)).toEqual(byTime.slice(15).map((d) => d.eventId))
+  })
+})
+
+describe('MemoryDeliveryQueue claims through its due-order index (fast-check)', () => {
+  /** The contract as a scan of every record: what the index must answer, the way the first version computed it. */
+  interface Model {
+    id: string
+    endpointId: string
+    seq: number
+    due: number
+    final: boolean
+    lease: string | undefined
+    expires: number
+  }
+  function expected(models: readonly Model[], now: number, limit: number, cap?: number) {
+    const held = new Map<string, number>()
+    for (const m of models) {
+      if (!m.final && m.lease !== undefined && now < m.expires) {
+        held.set(m.endpointId, (held.get(m.endpointId) ?? 0) + 1)
+      }
+    }
+    const due = models
+      .filter((m) => !m.final && !(m.lease !== undefined && now < m.expires) && m.due <= now)
+      .sort((a, b) => a.due - b.due || a.seq - b.seq)
+    const out: Model[] = []
+    for (const m of due) {
+      if (out.length >= limit) break
+      const h = held.get(m.endpointId) ?? 0
+      if (cap !== undefined && h >= cap) continue
+      held.set(m.endpointId, h + 1)
+      out.push(m)
+    }
+    return out.map((m) => m.id)
+  }
+
+  const op = fc.oneof(
+    fc.record({
+      kind: fc.constant('enqueue' as const),
+      n: fc.nat(40),
+      endpoint: fc.nat(3),
+      at: fc.nat(50),
+    }),
+    fc.record({
+      kind: fc.constant('claim' as const),
+      step: fc.nat(20),
+      limit: fc.integer({ min: 1, max: 6 }),
+      cap: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+      lease: fc.integer({ min: 1, max: 40 }),
+    }),
+    fc.record({
+      kind: fc.constant('settle' as const),
+      pick: fc.nat(),
+      final: fc.boolean(),
+      at: fc.nat(50),
+    }),
+    fc.record({
+      kind: fc.constant('release' as const),
+      pick: fc.nat(),
+      at: fc.option(fc.nat(50), { nil: undefined }),
+    }),
+    fc.record({ kind: fc.constant('replay' as const), n: fc.nat(40), endpoint: fc.nat(3) }),
+  )
+
+  test('any sequence of enqueues, claims, settles, releases and replays leases what a scan of every record would', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 60 }), async (ops) => {
+        const queue = new MemoryDeliveryQueue()
+        const models = new Map<string, Model>()
+        const leased: LeasedDelivery[] = []
+        let now = T0
+        let seq = 0
+        for (const o of ops) {
+          if (o.kind === 'enqueue') {
+            const d = { ...delivery(o.n, `we_${o.endpoint}`), nextAttemptAt: T0 + o.at }
+            const id = `${d.eventId} ${d.endpointId}`
+            await queue.enqueue([d])
+            if (!models.has(id)) {
+              models.set(id, {
+                id,
+                endpointId: d.endpointId,
+                seq: seq++,
+                due: d.nextAttemptAt,
+                final: false,
+                lease: undefined,
+                expires: 0,
+              })
+            }
+          } else if (o.kind === 'claim') {
+            now += o.step
+            const want = expected([...models.values()], now, o.limit, o.cap)
+            const got = await queue.claim({
+              now,
+              limit: o.limit,
+              leaseMs: o.lease,
+              ...(o.cap === undefined ? {} : { perEndpoint: o.cap }),
+            })
+            expect(got.map((d) => `${d.eventId} ${d.endpointId}`)).toEqual(want)
+            for (const d of got) {
+              const m = models.get(`${d.eventId} ${d.endpointId}`)!
+              m.lease = d.lease
+              m.expires = d.leaseExpiresAt
+              leased.push(d)
+            }
+          } else if (o.kind === 'settle' || o.kind === 'release') {
+            const d = leased[o.pick % Math.max(1, leased.length)]
+            if (d === undefined) continue
+            const m = models.get(`${d.eventId} ${d.endpointId}`)!
+            if (o.kind === 'settle') {
+              const resolution: DeliveryResolution = o.final
+                ? { status: 'dead' }
+                : { status: 'pending', nextAttemptAt: now + o.at }
+              const holds = !m.final && m.lease === d.lease && now < m.expires
+              expect(await queue.settle(d, attempt, resolution, now)).toBe(holds)
+              if (holds) {
+                m.lease = undefined
+                if (o.final) m.final = true
+                else m.due = now + o.at
+              }
+            } else {
+              const holds = !m.final && m.lease === d.lease
+              expect(await queue.release(d, o.at === undefined ? undefined : now + o.at)).toBe(
+                holds,
+              )
+              if (holds) {
+                m.lease = undefined
+                if (o.at !== undefined) m.due = now + o.at
+              }
+            }
+          } else {
+            const m = models.get(`evt_${o.n} we_${o.endpoint}`)
+            expect(
+              await queue.replay({ eventId: `evt_${o.n}`, endpointId: `we_${o.endpoint}` }, now),
+            ).toBe(m === undefined ? 0 : 1)
+            if (m === undefined) continue
+            const inFlight = !m.final && m.lease !== undefined && now < m.expires
+            if (!inFlight) m.lease = undefined
+            m.final = false
+            m.due = now
+          }
+        }
+      }),
+      { numRuns: 300, interruptAfterTimeLimit: 4_000 },
+    )
   })
 })

@@ -18,6 +18,8 @@ import type {
   NewDelivery,
   ReplayFilter,
 } from '../delivery-queue.ts'
+import type { Slot } from './due-index.ts'
+import { DueIndex } from './due-index.ts'
 
 /**
  * Options of {@link MemoryDeliveryQueue}.
@@ -48,13 +50,11 @@ const LOG_LINES = 50
 const DEFAULT_MAX_DELIVERIES = 100_000
 const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 
-interface Entry {
+interface Entry extends Slot {
   delivery: Delivery
   /** The lease token while claimed, `undefined` otherwise. */
   lease: string | undefined
   leaseExpiresAt: number
-  /** Insertion order: the tie-break among equal `nextAttemptAt`. */
-  readonly seq: number
 }
 
 /** The map key of a pair: the ids joined by a character neither may hold un-escaped. */
@@ -87,34 +87,6 @@ function newestFirst(a: Position, b: Position): number {
   return a.eventId < b.eventId ? 1 : a.eventId > b.eventId ? -1 : 0
 }
 
-/** Whether `a` is due before `b` (the tie-break: enqueued first). */
-function before(a: Entry, b: Entry): boolean {
-  const at = a.delivery.nextAttemptAt
-  const bt = b.delivery.nextAttemptAt
-  return at < bt || (at === bt && a.seq < b.seq)
-}
-
-/**
- * The `k` earliest of `entries`, earliest first. A small `k` (the usual claim) keeps a sorted
- * buffer of `k` (linear in `entries` when they come roughly in order, as the pending set
- * does); a large one sorts them all.
- */
-function earliest(entries: readonly Entry[], k: number): Entry[] {
-  if (k <= 0) return []
-  if (entries.length <= k || k > 256) {
-    return [...entries].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0)).slice(0, k)
-  }
-  const best: Entry[] = []
-  for (const entry of entries) {
-    if (best.length >= k && !before(entry, best[best.length - 1]!)) continue
-    let i = best.length
-    while (i > 0 && before(entry, best[i - 1]!)) i--
-    best.splice(i, 0, entry)
-    if (best.length > k) best.pop()
-  }
-  return best
-}
-
 function isFinal(delivery: Delivery): boolean {
   return delivery.status !== 'pending'
 }
@@ -125,8 +97,12 @@ function isFinal(delivery: Delivery): boolean {
  * holds the lease and writes, or writes nothing; every operation answers a promise (a failure
  * is a rejected promise, never a throw). Deliveries go in and come out as copies.
  *
- * Costs: `claim` visits every `pending` delivery once (and keeps the earliest due ones), `list` and an
- * endpoint's replay visit that endpoint's deliveries, a range replay visits every delivery.
+ * Costs: `claim` is O((limit + endpoints at their `perEndpoint` cap + leases expired since the
+ * last claim) × log n) through a due-order index (./due-index.ts); settle, release and a
+ * replay of one delivery O(log n); `list` and an endpoint's replay visit that endpoint's
+ * deliveries, a range replay visits every delivery. Claims assume `now` moves forward: one with
+ * an earlier `now` than a claim before it still never takes a delivery under a lease unexpired
+ * at its `now`, but its `perEndpoint` count misses the leases that later claim saw expired.
  *
  * Bounds: at most `maxDeliveries` records. An enqueue that would pass it first prunes the
  * final deliveries whose last change is `retentionMs` or more ago (by the injected clock);
@@ -153,8 +129,10 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
   readonly #clock: () => number
   readonly #random: (bytes: Uint8Array<ArrayBuffer>) => Uint8Array
   readonly #entries = new Map<string, Entry>()
-  /** The keys of the `pending` deliveries (what claims visit). */
+  /** The keys of the `pending` deliveries. */
   readonly #pending = new Set<string>()
+  /** Due order of the unleased pending deliveries, and the leases held per endpoint. */
+  readonly #index = new DueIndex<Entry>()
   /** The keys of each endpoint's deliveries. */
   readonly #byEndpoint = new Map<string, Set<string>>()
   #seq = 0
@@ -195,7 +173,12 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
       )
     }
     for (const [key, delivery] of fresh) {
-      this.#entries.set(key, {
+      const entry: Entry = {
+        endpointId: delivery.endpointId,
+        seq: this.#seq++,
+        state: 'out',
+        due: delivery.nextAttemptAt,
+        stamp: 0,
         delivery: {
           eventId: delivery.eventId,
           eventType: delivery.eventType,
@@ -210,8 +193,9 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
         },
         lease: undefined,
         leaseExpiresAt: 0,
-        seq: this.#seq++,
-      })
+      }
+      this.#entries.set(key, entry)
+      this.#index.ready(entry, delivery.nextAttemptAt)
       this.#pending.add(key)
       const keys = this.#byEndpoint.get(delivery.endpointId)
       if (keys === undefined) this.#byEndpoint.set(delivery.endpointId, new Set([key]))
@@ -222,34 +206,16 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
 
   claim(options: ClaimOptions): Promise<LeasedDelivery[]> {
     const { now, limit, leaseMs, perEndpoint } = options
-    const due: Entry[] = []
-    /** Unexpired leases held per endpoint (counted only with a `perEndpoint` limit). */
-    const held = new Map<string, number>()
-    for (const key of this.#pending) {
-      const entry = this.#entries.get(key)!
-      const endpointId = entry.delivery.endpointId
-      if (entry.lease !== undefined && now < entry.leaseExpiresAt) {
-        if (perEndpoint !== undefined) held.set(endpointId, (held.get(endpointId) ?? 0) + 1)
-        continue
-      }
-      if (entry.delivery.nextAttemptAt <= now) due.push(entry)
-    }
-    let candidates = due
-    if (perEndpoint !== undefined) {
-      // Each endpoint offers only its earliest deliveries that fit under its cap.
-      const byEndpoint = new Map<string, Entry[]>()
-      for (const entry of due) {
-        const group = byEndpoint.get(entry.delivery.endpointId)
-        if (group === undefined) byEndpoint.set(entry.delivery.endpointId, [entry])
-        else group.push(entry)
-      }
-      candidates = []
-      for (const [endpointId, group] of byEndpoint) {
-        candidates.push(...earliest(group, perEndpoint - (held.get(endpointId) ?? 0)))
-      }
-    }
+    const taken = this.#index.take(
+      now,
+      limit,
+      perEndpoint,
+      now + leaseMs,
+      // Only with a `now` earlier than a claim before it: a lease unexpired at this `now` holds.
+      (entry) => entry.lease === undefined || !(now < entry.leaseExpiresAt),
+    )
     const leased: LeasedDelivery[] = []
-    for (const entry of earliest(candidates, limit)) {
+    for (const entry of taken) {
       entry.lease = encodeBase64url(this.#random(new Uint8Array(16)))
       entry.leaseExpiresAt = now + leaseMs
       leased.push({
@@ -283,7 +249,11 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
       updatedAt: now,
     }
     entry.lease = undefined
-    if (resolution.status !== 'pending') this.#pending.delete(key)
+    if (resolution.status === 'pending') this.#index.ready(entry, resolution.nextAttemptAt)
+    else {
+      this.#index.drop(entry)
+      this.#pending.delete(key)
+    }
     return Promise.resolve(true)
   }
 
@@ -294,6 +264,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     }
     entry.lease = undefined
     if (nextAttemptAt !== undefined) entry.delivery = { ...entry.delivery, nextAttemptAt }
+    this.#index.ready(entry, entry.delivery.nextAttemptAt)
     return Promise.resolve(true)
   }
 
@@ -334,6 +305,10 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     }
     for (const key of chosen) {
       const entry = this.#entries.get(key)!
+      const inFlight =
+        entry.delivery.status === 'pending' &&
+        entry.lease !== undefined &&
+        now < entry.leaseExpiresAt
       entry.delivery = {
         ...entry.delivery,
         status: 'pending',
@@ -341,8 +316,15 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
         nextAttemptAt: now,
         updatedAt: now,
       }
-      entry.lease = undefined
       this.#pending.add(key)
+      if (inFlight && entry.state === 'held') {
+        // An attempt in flight keeps its lease: its settle lands on the reset delivery (and
+        // should its worker die, the delivery is due at `now` once the lease expires).
+        entry.due = now
+        continue
+      }
+      if (!inFlight) entry.lease = undefined
+      this.#index.ready(entry, now)
     }
     return Promise.resolve(chosen.length)
   }

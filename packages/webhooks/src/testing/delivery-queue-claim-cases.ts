@@ -105,6 +105,26 @@ export function claimCases({ it, concurrency }: QueueContext): void {
     expect(keys([...again.flat(), ...restAgain])).toEqual(keys(leased))
   })
 
+  it(`${concurrency} concurrent claims with perEndpoint k MUST lease at most k of one endpoint in all`, async (queue, test) => {
+    const { t0 } = test
+    const endpoint = endpointId(test, 1)
+    const k = 3
+    await queue.enqueue(
+      Array.from({ length: concurrency * 4 }, (_, n) => newDelivery(test, n, endpoint)),
+    )
+    const claims = await Promise.all(
+      Array.from({ length: concurrency }, () =>
+        queue.claim({ now: t0 + 1, limit: 2, leaseMs: LEASE, perEndpoint: k }),
+      ),
+    )
+    const leased = claims.flat()
+    expect(leased.length).toBeLessThanOrEqual(k)
+    expect(new Set(keys(leased)).size).toBe(leased.length)
+    // And the cap is reached: a claim alone after them adds up to k, no more.
+    const after = await queue.claim({ now: t0 + 1, limit: 10, leaseMs: LEASE, perEndpoint: k })
+    expect(leased.length + after.length).toBe(k)
+  })
+
   it('perEndpoint MUST cap the leases of one endpoint, counting the unexpired leases of earlier claims', async (queue, test) => {
     const { t0 } = test
     const a = endpointId(test, 1)

@@ -77,23 +77,66 @@ export function replayCases({ it }: QueueContext): void {
     })
   })
 
-  it('replay of a leased delivery MUST end its lease', async (queue, test) => {
+  it('replay of a delivery whose lease expired MUST end that lease', async (queue, test) => {
     const { t0 } = test
     await queue.enqueue([newDelivery(test, 1)])
     const leased = await claimOne(queue, t0)
+    const now = t0 + LEASE
     expect(
-      await queue.replay({ eventId: leased.eventId, endpointId: leased.endpointId }, t0 + 1),
+      await queue.replay({ eventId: leased.eventId, endpointId: leased.endpointId }, now),
     ).toBe(1)
-    expect(await queue.settle(leased, attemptAt(0, t0), { status: 'succeeded' }, t0 + 1)).toBe(
-      false,
-    )
-    const again = await claimOne(queue, t0 + 1)
+    expect(await queue.release(leased)).toBe(false)
+    const again = await claimOne(queue, now)
     expect(again.lease).not.toBe(leased.lease)
     expect(await queue.get(leased.eventId, leased.endpointId)).toMatchObject({
       status: 'pending',
       attempts: 0,
+      nextAttemptAt: now,
       log: [],
     })
+  })
+
+  it("replay during an attempt in flight (an unexpired lease) MUST keep the lease: the holder's settle lands on the reset delivery", async (queue, test) => {
+    const { t0 } = test
+    await queue.enqueue([newDelivery(test, 1)])
+    const first = await claimOne(queue, t0)
+    expect(
+      await queue.settle(
+        first,
+        attemptAt(0, t0),
+        { status: 'pending', nextAttemptAt: t0 + 5 },
+        t0 + 1,
+      ),
+    ).toBe(true)
+    const leased = await claimOne(queue, t0 + 5)
+    expect(leased.attempts).toBe(1)
+    const pair = { eventId: leased.eventId, endpointId: leased.endpointId }
+    expect(await queue.replay(pair, t0 + 6)).toBe(1)
+    expect(await queue.get(pair.eventId, pair.endpointId)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: t0 + 6,
+    })
+    // Still leased: nobody else claims it while the attempt runs.
+    expect(await queue.claim({ now: t0 + 7, limit: 10, leaseMs: LEASE })).toEqual([])
+    // The attempt in flight ends: its line is appended and its resolution applies, counted
+    // from the replay's reset.
+    expect(
+      await queue.settle(
+        leased,
+        attemptAt(1, t0 + 5),
+        { status: 'pending', nextAttemptAt: t0 + 9 },
+        t0 + 8,
+      ),
+    ).toBe(true)
+    expect(await queue.get(pair.eventId, pair.endpointId)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: t0 + 9,
+      log: [attemptAt(0, t0), attemptAt(1, t0 + 5)],
+    })
+    const next = await claimOne(queue, t0 + 9)
+    expect(next.lease).not.toBe(leased.lease)
   })
 
   it("replay of an endpoint's backlog MUST select its failed and dead deliveries only", async (queue, test) => {

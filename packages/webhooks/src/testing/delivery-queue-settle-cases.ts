@@ -6,7 +6,14 @@
  */
 import { expect } from 'vitest'
 import type { QueueContext } from './delivery-queue-kit.ts'
-import { attemptAt, claimOne, LEASE, MINUTE, newDelivery } from './delivery-queue-kit.ts'
+import {
+  attemptAt,
+  claimOne,
+  endpointId,
+  LEASE,
+  MINUTE,
+  newDelivery,
+} from './delivery-queue-kit.ts'
 import { AWKWARD } from './shared.ts'
 
 /** Registers the settle and release cases. */
@@ -117,6 +124,24 @@ export function settleCases({ it, concurrency }: QueueContext): void {
     const stored = await queue.get(leased.eventId, leased.endpointId)
     expect(stored).toMatchObject({ attempts: 1, status: 'pending' })
     expect(stored!.log).toHaveLength(1)
+  })
+
+  it('release of an expired lease that nobody claimed again MUST still release (release takes no now)', async (queue, test) => {
+    const { t0 } = test
+    await queue.enqueue([newDelivery(test, 1)])
+    const [leased] = await queue.claim({ now: t0, limit: 1, leaseMs: LEASE })
+    // A claim after the expiry that takes another delivery (due earlier), not this one.
+    const earlier = newDelivery(test, 2, endpointId(test, 2), { nextAttemptAt: t0 - 1 })
+    await queue.enqueue([earlier])
+    const other = await queue.claim({ now: t0 + LEASE + 1, limit: 1, leaseMs: LEASE })
+    expect(other.map((d) => d.eventId)).toEqual([earlier.eventId])
+    expect(await queue.release(leased!, t0 + LEASE + MINUTE)).toBe(true)
+    expect(await queue.get(leased!.eventId, leased!.endpointId)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: t0 + LEASE + MINUTE,
+    })
+    expect(await queue.release(leased!)).toBe(false)
   })
 
   it('release MUST give the delivery back without an attempt, due as it was or at the time given', async (queue, test) => {
