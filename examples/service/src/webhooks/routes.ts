@@ -13,7 +13,7 @@ import type {
   DeliveryQueue,
   DeliveryStatus,
   EndpointRegistry,
-  WebhookEndpoint,
+  EndpointView,
 } from '@api-blocks/webhooks'
 import { WebhookError } from '@api-blocks/webhooks'
 import { paramOf } from '../router.ts'
@@ -51,7 +51,7 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** An endpoint as the API shows it: never its secrets (they are shown once, when issued). */
-function endpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
+function endpointView(endpoint: EndpointView): WebhookEndpointView {
   return {
     id: endpoint.id,
     url: endpoint.url,
@@ -111,7 +111,7 @@ export function webhookRoutes(options: WebhookRoutesOptions): Record<string, Met
       filters: { endpoint: endpointId, status },
     })
   /** The endpoint of the path, if it is the caller's (another's is a 404, as a missing one). */
-  const endpointOf = (request: Request): Promise<WebhookEndpoint> =>
+  const endpointOf = (request: Request): Promise<EndpointView> =>
     registry.get(paramOf(request, 'id'), ownerOf(request))
 
   return {
