@@ -181,9 +181,17 @@ WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2::text)
   AND ($3::double precision IS NULL OR (created_at, event_id) < ($3::double precision, $4::text))
 ORDER BY created_at DESC, event_id DESC
 LIMIT $5`,
-    /** $1 event, $2 endpoint, $3 now: any status. */
+    /**
+     * $1 event, $2 endpoint, $3 now: any status. A pending delivery under an unexpired lease
+     * (an attempt in flight) keeps its lease, so the holder's settle still lands on the reset
+     * delivery and no second worker sends it meanwhile; any other lease ends. (SET reads the
+     * row as it was before this UPDATE.)
+     */
     replayOne: `UPDATE ${table} SET status = 'pending', attempts = 0, next_attempt_at = $3::double precision,
-  updated_at = $3::double precision, lease = NULL, lease_expires_at = NULL
+  updated_at = $3::double precision,
+  lease = CASE WHEN status = 'pending' AND lease_expires_at > $3::double precision THEN lease END,
+  lease_expires_at = CASE WHEN status = 'pending' AND lease_expires_at > $3::double precision
+    THEN lease_expires_at END
 WHERE event_id = $1 AND endpoint_id = $2
 RETURNING 1 AS replayed`,
     /** $1 endpoint (NULL: any), $2 from, $3 to (NULL: open), $4 now: failed and dead ones. */
