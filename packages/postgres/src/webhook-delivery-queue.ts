@@ -311,7 +311,10 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
   // worker with concurrency 64 posting through the signing sender to a loopback node:http
   // receiver, 5,000 deliveries on a fresh schema, a disk where a commit takes about 5.4 ms):
   // 378 deliveries/s with a statement per settle (1.03 statements per delivery), 1,370-2,200/s
-  // coalesced (0.05). The i15-pgperf branch's report has the script and the runs.
+  // coalesced (0.05); with the 2-CPU machine at load 8-9 (CPU-bound then: about 0.35 ms of
+  // Node CPU per delivery, receiver included), 430-535/s against 590-1,330/s. With the
+  // worker's default concurrency (16), 0.19 statements per delivery. The i15-pgperf branch's
+  // report has the script and the runs.
   readonly #settles = new Coalescer<Record<string, unknown>>(BATCH_LIMIT, (rows) =>
     this.#batch('settle', this.#sql.settle, rows),
   )
