@@ -270,6 +270,157 @@ for (const backend of backends) {
       })
     })
 
+    /** A queue on the table of the last `fresh()`, its statements counted. */
+    const countedOn = () => {
+      const counted = counting(db)
+      const queue = new PostgresDeliveryQueue({
+        db: counted.db,
+        schema,
+        tablePrefix: `q${n - 1}_`,
+        clock: () => T0,
+      })
+      return { queue, statements: counted.statements }
+    }
+
+    test('concurrent settles go together: the first alone, those issued meanwhile in one statement, each with its own result', async () => {
+      const queue = await fresh()
+      await queue.enqueue(Array.from({ length: 40 }, (_, i) => delivery(`evt_${i}`, `we_${i % 4}`)))
+      const leased = await queue.claim({ now: T0, limit: 40, leaseMs: LEASE })
+      const { queue: on, statements } = countedOn()
+      const results = await Promise.all(
+        leased.map((d, i) =>
+          on.settle(
+            d,
+            attempt(0, T0 + i, i % 2 === 0 ? 200 : 503),
+            i % 2 === 0 ? { status: 'succeeded' } : { status: 'pending', nextAttemptAt: T0 + i },
+            T0 + 100 + i,
+          ),
+        ),
+      )
+      expect(results).toEqual(leased.map(() => true))
+      // 40 settles, two statements (two commits) instead of 40.
+      expect(statements).toEqual(['UPDATE', 'UPDATE'])
+      for (const [i, d] of leased.entries()) {
+        expect(await queue.get(d.eventId, d.endpointId)).toMatchObject({
+          status: i % 2 === 0 ? 'succeeded' : 'pending',
+          attempts: 1,
+          nextAttemptAt: i % 2 === 0 ? d.nextAttemptAt : T0 + i,
+          updatedAt: T0 + 100 + i,
+          log: [attempt(0, T0 + i, i % 2 === 0 ? 200 : 503)],
+        })
+      }
+      // Nothing left leased: every settle ended its lease.
+      expect(await queue.claim({ now: T0 + 100, limit: 40, leaseMs: LEASE })).toHaveLength(20)
+    })
+
+    test('a stale lease in a batch gets false, the others of the batch true', async () => {
+      const queue = await fresh()
+      await queue.enqueue(Array.from({ length: 6 }, (_, i) => delivery(`evt_${i}`, 'we_1')))
+      const leased = await queue.claim({ now: T0, limit: 6, leaseMs: LEASE })
+      const { queue: on, statements } = countedOn()
+      // The first goes alone; the five others together, the third of them with a token that
+      // is not its lease, the fourth past its lease's expiry.
+      const results = await Promise.all(
+        leased.map((d, i) =>
+          on.settle(
+            i === 3 ? { ...d, lease: `${d.lease}x` } : d,
+            attempt(0, T0),
+            { status: 'succeeded' },
+            i === 4 ? T0 + LEASE : T0 + 1,
+          ),
+        ),
+      )
+      expect(results).toEqual([true, true, true, false, false, true])
+      expect(statements).toEqual(['UPDATE', 'UPDATE'])
+      expect(await queue.get(leased[3]!.eventId, 'we_1')).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        log: [],
+      })
+      expect(await queue.get(leased[5]!.eventId, 'we_1')).toMatchObject({ status: 'succeeded' })
+    })
+
+    test('settles of one lease in one batch: exactly one is true, the delivery settled once', async () => {
+      const queue = await fresh()
+      await queue.enqueue([delivery('evt_1', 'we_1'), delivery('evt_2', 'we_1')])
+      const [a, b] = await queue.claim({ now: T0, limit: 2, leaseMs: LEASE })
+      const { queue: on, statements } = countedOn()
+      // b goes alone first; the 20 settles of a go in the next statement together.
+      const results = await Promise.all([
+        on.settle(b!, attempt(0, T0), { status: 'succeeded' }, T0 + 1),
+        ...Array.from({ length: 20 }, (_, i) =>
+          on.settle(a!, attempt(i, T0), { status: 'dead' }, T0 + 1),
+        ),
+      ])
+      expect(statements).toEqual(['UPDATE', 'UPDATE'])
+      expect(results[0]).toBe(true)
+      expect(results.slice(1).filter(Boolean)).toHaveLength(1)
+      const settled = await queue.get('evt_1', 'we_1')
+      expect(settled).toMatchObject({ status: 'dead', attempts: 1 })
+      expect(settled!.log).toHaveLength(1)
+    })
+
+    test('a batch is bounded: 300 concurrent settles take 1 + 256 + 43', async () => {
+      const queue = await fresh()
+      await queue.enqueue(Array.from({ length: 300 }, (_, i) => delivery(`evt_${i}`, 'we_1')))
+      const leased = await queue.claim({ now: T0, limit: 300, leaseMs: LEASE })
+      const { queue: on, statements } = countedOn()
+      const results = await Promise.all(
+        leased.map((d) => on.settle(d, attempt(0, T0, 200), { status: 'succeeded' }, T0 + 1)),
+      )
+      expect(results.every(Boolean)).toBe(true)
+      expect(statements).toEqual(['UPDATE', 'UPDATE', 'UPDATE'])
+    })
+
+    test('concurrent releases go together too, each with its own result', async () => {
+      const queue = await fresh()
+      await queue.enqueue(Array.from({ length: 5 }, (_, i) => delivery(`evt_${i}`, 'we_1')))
+      const leased = await queue.claim({ now: T0, limit: 5, leaseMs: LEASE })
+      const { queue: on, statements } = countedOn()
+      const results = await Promise.all(
+        leased.map((d, i) =>
+          on.release(i === 2 ? { ...d, lease: 'forged' } : d, i === 4 ? T0 + 5000 : undefined),
+        ),
+      )
+      expect(results).toEqual([true, true, false, true, true])
+      expect(statements).toEqual(['UPDATE', 'UPDATE'])
+      expect(
+        (await queue.claim({ now: T0, limit: 5, leaseMs: LEASE })).map((d) => d.eventId),
+      ).toEqual([leased[0]!.eventId, leased[1]!.eventId, leased[3]!.eventId])
+      expect(await queue.get(leased[4]!.eventId, 'we_1')).toMatchObject({
+        nextAttemptAt: T0 + 5000,
+      })
+    })
+
+    test('a failing batch rejects every one of its settles; the next batch goes on', async () => {
+      // A table that was never created: each statement fails, on the server, as a whole.
+      const counted = counting(db)
+      const missing = new PostgresDeliveryQueue({
+        db: counted.db,
+        schema,
+        tablePrefix: 'never_migrated_',
+      })
+      const queue = await fresh()
+      await queue.enqueue([delivery('evt_1', 'we_1')])
+      const [leased] = await queue.claim({ now: T0, limit: 1, leaseMs: LEASE })
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 5 }, () =>
+          missing.settle(leased!, attempt(0, T0), { status: 'succeeded' }, T0 + 1),
+        ),
+      )
+      expect(counted.statements).toEqual(['UPDATE', 'UPDATE'])
+      for (const outcome of outcomes) {
+        expect(outcome).toMatchObject({
+          status: 'rejected',
+          reason: { code: 'NOT_MIGRATED', operation: 'webhook-deliveries.settle' },
+        })
+      }
+      // The queue is not stuck: the next settle runs.
+      expect(await queue.settle(leased!, attempt(0, T0), { status: 'succeeded' }, T0 + 1)).toBe(
+        true,
+      )
+    })
+
     test('the attempt log keeps its last 50 lines; attempts counts them all', async () => {
       const queue = await fresh()
       await queue.enqueue([delivery('evt_1', 'we_1')])

@@ -18,6 +18,7 @@ import type {
 } from '@api-blocks/webhooks'
 import { driverError, PostgresStoreError } from './error.ts'
 import type { SweepOptions } from './idempotency-store.ts'
+import { Coalescer } from './internal/coalesce.ts'
 import { qualified, tableNames } from './internal/names.ts'
 import { finite, RowError } from './internal/oauth-rows.ts'
 import {
@@ -62,6 +63,13 @@ function hex(bytes: Uint8Array): string {
 
 /** The most lines the attempt log keeps (the contract of `Delivery.log`). */
 const LOG_LINES = 50
+
+/**
+ * The most settles (or releases) one statement carries; more waiting go in the next ones.
+ * Bounds the statement's JSON parameter (an attempt line is at most about 1.2 KiB) and the
+ * rows one transaction locks.
+ */
+const BATCH_LIMIT = 256
 
 /** The delivery columns, qualified by `alias`. */
 function columns(alias: string): string {
@@ -149,31 +157,38 @@ SELECT count(*)::integer AS added FROM added`,
   LIMIT $2
 ), ${lease}`,
     /**
-     * $1 event, $2 endpoint, $3 lease, $4 now, $5 status, $6 the attempt (a JSON array of
-     * one line), $7 next attempt (NULL: unchanged). Only while the lease holds at $4; the log
-     * keeps its last 50 lines.
+     * $1 the settles as a JSON array of (i, event, endpoint, lease, now, status, attempt: a
+     * JSON array of one line, next attempt: NULL keeps it); the `i` of each row settled. Each
+     * row only while its lease holds at its own `now`; the log keeps its last 50 lines. Two
+     * settles of one lease in a batch match one row, which is updated once: one `i` comes back.
      */
-    settle: `UPDATE ${table} SET
-  status = $5, attempts = attempts + 1,
-  log = CASE WHEN jsonb_array_length(log) < ${LOG_LINES} THEN log || $6::jsonb
+    settle: `UPDATE ${table} AS d SET
+  status = s.status, attempts = d.attempts + 1,
+  log = CASE WHEN jsonb_array_length(d.log) < ${LOG_LINES} THEN d.log || s.attempt::jsonb
     ELSE coalesce((
-      SELECT jsonb_agg(l.line ORDER BY l.i) FROM jsonb_array_elements(log) WITH ORDINALITY AS l(line, i)
-      WHERE l.i > jsonb_array_length(log) - ${LOG_LINES - 1}
-    ), '[]'::jsonb) || $6::jsonb END,
-  next_attempt_at = coalesce($7::double precision, next_attempt_at),
-  updated_at = $4::double precision, lease = NULL, lease_expires_at = NULL
-WHERE event_id = $1 AND endpoint_id = $2 AND status = 'pending'
-  AND lease = $3 AND lease_expires_at > $4::double precision
-RETURNING 1 AS settled`,
+      SELECT jsonb_agg(l.line ORDER BY l.i) FROM jsonb_array_elements(d.log) WITH ORDINALITY AS l(line, i)
+      WHERE l.i > jsonb_array_length(d.log) - ${LOG_LINES - 1}
+    ), '[]'::jsonb) || s.attempt::jsonb END,
+  next_attempt_at = coalesce(s.next_attempt_at, d.next_attempt_at),
+  updated_at = s.now, lease = NULL, lease_expires_at = NULL
+FROM json_to_recordset($1::json) AS s(i integer, event_id text, endpoint_id text, lease text,
+  now double precision, status text, attempt text, next_attempt_at double precision)
+WHERE d.event_id = s.event_id AND d.endpoint_id = s.endpoint_id AND d.status = 'pending'
+  AND d.lease = s.lease AND d.lease_expires_at > s.now
+RETURNING s.i`,
     /**
-     * $1 event, $2 endpoint, $3 lease, $4 next attempt (NULL: unchanged). `release` has no
-     * `now`: the token decides. A lease claimed again since has another token; one that
-     * expired unclaimed is given back as if it had not (the delivery is pending either way).
+     * $1 the releases as a JSON array of (i, event, endpoint, lease, next attempt: NULL keeps
+     * it); the `i` of each row released. `release` has no `now`: the token decides. A lease
+     * claimed again since has another token; one that expired unclaimed is given back as if it
+     * had not (the delivery is pending either way).
      */
-    release: `UPDATE ${table} SET lease = NULL, lease_expires_at = NULL,
-  next_attempt_at = coalesce($4::double precision, next_attempt_at)
-WHERE event_id = $1 AND endpoint_id = $2 AND status = 'pending' AND lease = $3
-RETURNING 1 AS released`,
+    release: `UPDATE ${table} AS d SET lease = NULL, lease_expires_at = NULL,
+  next_attempt_at = coalesce(s.next_attempt_at, d.next_attempt_at)
+FROM json_to_recordset($1::json) AS s(i integer, event_id text, endpoint_id text, lease text,
+  next_attempt_at double precision)
+WHERE d.event_id = s.event_id AND d.endpoint_id = s.endpoint_id AND d.status = 'pending'
+  AND d.lease = s.lease
+RETURNING s.i`,
     get: `SELECT ${DELIVERY_COLUMNS} FROM ${table} WHERE event_id = $1 AND endpoint_id = $2`,
     /** $1 endpoint, $2 status (NULL: any), $3 and $4 the (createdAt, eventId) after, $5 limit. */
     list: `SELECT ${DELIVERY_COLUMNS} FROM ${table}
@@ -263,10 +278,14 @@ async function enqueueOn(
  *   running at the same instant each see only the leases committed before they began, so for
  *   that instant an endpoint can hold up to `perEndpoint` leases per concurrent claim (the
  *   worker also limits its own attempts per endpoint).
- * - **`settle`** is one `UPDATE … WHERE lease = $token AND lease_expires_at > now`: a worker
+ * - **`settle`** is an `UPDATE … WHERE lease = $token AND lease_expires_at > now`: a worker
  *   whose lease expired (and was perhaps claimed again) writes nothing and gets `false`;
- *   `release` (which has no `now`) is one `UPDATE … WHERE lease = $token`. The attempt log is a `jsonb` array trimmed to its last 50 lines in the same
- *   statement.
+ *   `release` (which has no `now`) is an `UPDATE … WHERE lease = $token`. The attempt log is a
+ *   `jsonb` array trimmed to its last 50 lines in the same statement.
+ * - **Settles are coalesced**: the first goes at once; those issued while it is in flight go
+ *   together in the next statement (at most 256 in one), each row with its own lease and
+ *   expiry check and each call with its own result, so a busy worker pays one commit for many
+ *   deliveries. A failing statement rejects every call it carried. The same for `release`.
  * - **The transactional outbox**: {@link PostgresDeliveryQueue.inTransaction} runs `enqueue`
  *   on the client of your open transaction, so the deliveries commit or roll back with your
  *   own writes: no event for a write that rolled back, no lost event for one that committed.
@@ -295,6 +314,21 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
   readonly #sql: Statements
   readonly #clock: () => number
   readonly #random: (bytes: Uint8Array<ArrayBuffer>) => Uint8Array
+  // Settles and releases issued while one of theirs is in flight go together in the next
+  // statement: one commit for many deliveries instead of one each. Measured end to end (a
+  // worker with concurrency 64 posting through the signing sender to a loopback node:http
+  // receiver, 5,000 deliveries on a fresh schema, a disk where a commit takes about 5.4 ms):
+  // 378 deliveries/s with a statement per settle (1.03 statements per delivery), 1,370-2,200/s
+  // coalesced (0.05); with the 2-CPU machine at load 8-9 (CPU-bound then: about 0.35 ms of
+  // Node CPU per delivery, receiver included), 430-535/s against 590-1,330/s. With the
+  // worker's default concurrency (16), 0.19 statements per delivery. The i15-pgperf branch's
+  // report has the script and the runs.
+  readonly #settles = new Coalescer<Record<string, unknown>>(BATCH_LIMIT, (rows) =>
+    this.#batch('settle', this.#sql.settle, rows),
+  )
+  readonly #releases = new Coalescer<Record<string, unknown>>(BATCH_LIMIT, (rows) =>
+    this.#batch('release', this.#sql.release, rows),
+  )
 
   constructor(options: PostgresDeliveryQueueOptions) {
     const { db, clock = Date.now } = options
@@ -379,26 +413,24 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
   ): Promise<boolean> {
     const next =
       resolution.status === 'pending' ? finite(resolution.nextAttemptAt, 'nextAttemptAt') : null
-    const rows = await this.#query('settle', this.#sql.settle, [
-      delivery.eventId,
-      delivery.endpointId,
-      delivery.lease,
-      finite(now, 'now'),
-      resolution.status,
-      attemptParam(attempt),
-      next,
-    ])
-    return rows.length === 1
+    return this.#settles.add({
+      event_id: delivery.eventId,
+      endpoint_id: delivery.endpointId,
+      lease: delivery.lease,
+      now: finite(now, 'now'),
+      status: resolution.status,
+      attempt: attemptParam(attempt),
+      next_attempt_at: next,
+    })
   }
 
   async release(delivery: LeasedDelivery, nextAttemptAt?: number): Promise<boolean> {
-    const rows = await this.#query('release', this.#sql.release, [
-      delivery.eventId,
-      delivery.endpointId,
-      delivery.lease,
-      nextAttemptAt === undefined ? null : finite(nextAttemptAt, 'nextAttemptAt'),
-    ])
-    return rows.length === 1
+    return this.#releases.add({
+      event_id: delivery.eventId,
+      endpoint_id: delivery.endpointId,
+      lease: delivery.lease,
+      next_attempt_at: nextAttemptAt === undefined ? null : finite(nextAttemptAt, 'nextAttemptAt'),
+    })
   }
 
   async get(eventId: string, endpointId: string): Promise<Delivery | undefined> {
@@ -466,6 +498,22 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
       if (purged < batchSize) break
     }
     return total
+  }
+
+  /** Runs a batched statement on `rows`; for each row, whether it came back. */
+  async #batch(
+    operation: string,
+    text: string,
+    rows: Record<string, unknown>[],
+  ): Promise<boolean[]> {
+    const numbered = rows.map((row, i) => ({ i, ...row }))
+    const returned = await this.#query(operation, text, [JSON.stringify(numbered)])
+    const results = rows.map(() => false)
+    for (const row of returned) {
+      const i = Number((row as { i?: unknown }).i)
+      if (Number.isInteger(i) && i >= 0 && i < results.length) results[i] = true
+    }
+    return results
   }
 
   async #query(operation: string, text: string, params: unknown[]): Promise<unknown[]> {
