@@ -120,6 +120,9 @@ const webhooks: ServiceWebhooks = createWebhooks({
   // every instance); without it, a key of this process's (the memory store dies with it too).
   ...(config.tokenKey ? { encryptionKey: await deriveSecretsKey(config.tokenKey) } : {}),
 })
+// With DATABASE_URL an order write enqueues its deliveries in its transaction: once it commits,
+// this instance's worker sends them at once rather than at its next poll.
+stores.wakeAfterCommit(() => webhooks.worker.wake())
 // The service is made once the server listens: without PUBLIC_URL its URLs name the port the
 // server got (PORT=0 picks a free one). No request is read before it is set.
 let service: Handler | undefined
@@ -196,7 +199,7 @@ const schedule = retry
   : 'the typical schedule (at once, 1 min, 10 min, 1 h, 6 h, 12 h, 24 h)'
 console.log(`api-blocks reference service listening on ${base}
   orders:   ${base}/v1/orders (a bearer token: scope read:orders to read, write:orders to write)
-  webhooks: ${base}/v1/webhook_endpoints (scope manage:webhooks); retries: ${schedule}${config.webhooks.allowedOrigins.length > 0 ? `; private origins allowed: ${config.webhooks.allowedOrigins.join(', ')}` : ''}
+  webhooks: ${base}/v1/webhook_endpoints (scope manage:webhooks, and read:orders to register one); retries: ${schedule}${config.webhooks.allowedOrigins.length > 0 ? `; private origins allowed: ${config.webhooks.allowedOrigins.join(', ')}` : ''}
   openapi:  ${base}/openapi.json
   issuer:   ${publicUrl} (OAuth 2.0 / OpenID Connect: ${publicUrl}/.well-known/openid-configuration)
   tokens:   ${config.accessTokenFormat === 'jwt' ? 'JWT access tokens (ACCESS_TOKEN_FORMAT=jwt)' : 'opaque access tokens, checked in process: a revocation takes effect at once'}

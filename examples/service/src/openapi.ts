@@ -53,11 +53,13 @@ function body(id: string): Json {
 }
 
 // Every /v1 operation needs a bearer token (RFC 6750) from the service's own authorisation server:
-// reads read:orders, writes write:orders, webhook endpoints manage:webhooks. 401 and 403 carry
-// WWW-Authenticate.
+// reads read:orders, writes write:orders, webhook endpoints manage:webhooks, and registering one
+// read:orders too (an endpoint receives every order's events). 401 and 403 carry WWW-Authenticate.
 const READ = [{ oauth2: ['read:orders'] }]
 const WRITE = [{ oauth2: ['write:orders'] }]
 const MANAGE = [{ oauth2: ['manage:webhooks'] }]
+// One requirement object with both scopes: both are needed (OpenAPI 3.1 §4.8.30).
+const REGISTER = [{ oauth2: ['manage:webhooks', 'read:orders'] }]
 const unauthorized = problem(
   'No token, or an invalid, expired or revoked one (WWW-Authenticate: Bearer, error="invalid_token" when one was sent)',
 )
@@ -71,11 +73,14 @@ function secured(paths: Record<string, Json>): Record<string, Json> {
     for (const [method, operation] of Object.entries(item)) {
       if (method === 'parameters') continue
       const op = operation as Json
-      op['security'] = path.startsWith('/v1/webhook_endpoints')
-        ? MANAGE
-        : method === 'get' || method === 'head'
-          ? READ
-          : WRITE
+      op['security'] =
+        path === '/v1/webhook_endpoints' && method === 'post'
+          ? REGISTER
+          : path.startsWith('/v1/webhook_endpoints')
+            ? MANAGE
+            : method === 'get' || method === 'head'
+              ? READ
+              : WRITE
       op['responses'] = { ...(op['responses'] as Json), 401: unauthorized, 403: forbidden }
     }
   }

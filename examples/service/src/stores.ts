@@ -43,6 +43,14 @@ export interface SharedStores {
   /** Webhook deliveries, in PostgreSQL when `DATABASE_URL` is set (every instance's worker sends from it). */
   deliveryQueue?: DeliveryQueue
   rateLimitStore?: RateLimitStore
+  /**
+   * Sets what to call once an order write whose webhook deliveries were enqueued has
+   * committed (PostgreSQL: after the transaction, never inside it, so the worker it wakes
+   * sees them): this instance's `worker.wake()`, so an event leaves at once rather than at the
+   * worker's next poll. The memory order store needs none (its events wake the worker of
+   * src/webhooks/setup.ts themselves); there it does nothing.
+   */
+  wakeAfterCommit(wake: () => void): void
   /** What the stores are, for the start-up banner. */
   description: string
   /** Closes the connections and stops the sweep. */
@@ -141,8 +149,13 @@ export async function openStores(
 ): Promise<SharedStores> {
   const logger = options.logger ?? consoleLogger
   const closers: (() => Promise<unknown>)[] = []
+  // This instance's delivery worker, woken after a commit that enqueued deliveries.
+  let wake: (() => void) | undefined
   const stores: SharedStores = {
     description: 'in memory (set REDIS_URL or DATABASE_URL to share state between instances)',
+    wakeAfterCommit: (callback) => {
+      wake = callback
+    },
     close: async () => {
       for (const close of closers.reverse()) await close()
     },
@@ -200,24 +213,33 @@ export async function openStores(
       stores.deliveryQueue = deliveryQueue
       // Orders too: every instance sees every order, and a create commits with its record.
       // Each write's webhook deliveries are enqueued in its transaction (the transactional
-      // outbox): committed with the order, or not at all.
-      // Each write's webhook deliveries are enqueued in its transaction (the transactional
       // outbox), the subscribed endpoints read on the same connection: committed with the
-      // order, or not at all.
+      // order, or not at all. Once such a transaction has committed (not inside it: the
+      // worker would not see the rows yet), this instance's worker is woken; the others find
+      // the deliveries at their next poll.
+      const enqueuedOn = new WeakSet<object>()
       stores.orderStore = new PostgresOrderStore({
         pool,
         schema,
         idempotencyStore: store,
-        events: orderEvents((event, db) =>
-          createWebhookPublisher(
+        events: orderEvents(async (event, db) => {
+          const enqueued = await createWebhookPublisher(
             db === undefined
               ? { store: endpointStore, queue: deliveryQueue }
               : {
                   store: new PostgresEndpointStore({ db, schema }),
                   queue: deliveryQueue.inTransaction(db),
                 },
-          ).publish(event),
-        ),
+          ).publish(event)
+          if (enqueued > 0) {
+            if (db === undefined) wake?.()
+            else enqueuedOn.add(db)
+          }
+          return enqueued
+        }),
+        committed: (db) => {
+          if (enqueuedOn.delete(db)) wake?.()
+        },
       })
       // The authorisation server's state too: durable, so a revocation survives a restart of
       // anything, and preferred to Redis when both are set (an evicting Redis could drop a

@@ -83,12 +83,16 @@ describe('/openapi.json declares the OAuth 2.0 security of /v1', () => {
         if (method === 'parameters') continue
         operations++
         const op = operation as { security: unknown; responses: Record<string, unknown> }
-        const scope = path.startsWith('/v1/webhook_endpoints')
-          ? 'manage:webhooks'
-          : method === 'get'
-            ? 'read:orders'
-            : 'write:orders'
-        expect(op.security, `${method} ${path}`).toEqual([{ oauth2: [scope] }])
+        // Registering an endpoint needs read:orders too: it receives every order's events.
+        const scopes =
+          path === '/v1/webhook_endpoints' && method === 'post'
+            ? ['manage:webhooks', 'read:orders']
+            : path.startsWith('/v1/webhook_endpoints')
+              ? ['manage:webhooks']
+              : method === 'get'
+                ? ['read:orders']
+                : ['write:orders']
+        expect(op.security, `${method} ${path}`).toEqual([{ oauth2: scopes }])
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']))
       }
     }

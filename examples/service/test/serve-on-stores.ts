@@ -44,6 +44,8 @@ export async function serveOnStores(
     encryptionKey: SHARED_SECRETS_KEY,
     ...options.webhooks,
   })
+  // As main.ts: a committed order write wakes this instance's worker.
+  stores.wakeAfterCommit(() => webhooks.worker.wake())
   let service: Handler | undefined
   const server = serve((request) => (service as Handler)(request), {
     port: 0,

@@ -240,7 +240,7 @@ describe('registering an endpoint', () => {
     expect(elsewhere.status).toBe(422)
   })
 
-  test('401 without a token, 403 without manage:webhooks, 404 for another principal’s endpoint', async () => {
+  test('401 without a token, 403 without manage:webhooks (a registration without read:orders), 404 for another principal’s endpoint', async () => {
     const noToken = await call(running.base, '/v1/webhook_endpoints', { token: null })
     expect(noToken.status).toBe(401)
     expect(noToken.headers.get('www-authenticate')).toMatch(/^Bearer/)
@@ -257,6 +257,38 @@ describe('registering an endpoint', () => {
       expect(response.status, `${method} ${path}`).toBe(403)
       expect(response.headers.get('www-authenticate')).toContain('insufficient_scope')
     }
+    // manage:webhooks alone manages endpoints but cannot register one: an endpoint receives
+    // every order's events, which GET /v1/orders refuses without read:orders.
+    const webhooksOnly = await clientCredentialsToken(fetch, running.base, 'manage:webhooks')
+    expect((await call(running.base, '/v1/orders', { token: webhooksOnly })).status).toBe(403)
+    expect(
+      (await call(running.base, '/v1/webhook_endpoints', { token: webhooksOnly })).status,
+    ).toBe(200)
+    const refused = await call(running.base, '/v1/webhook_endpoints', {
+      method: 'POST',
+      token: webhooksOnly,
+      body: { url: `${receiver.origin}/spy` },
+    })
+    expect(refused.status).toBe(403)
+    expect(refused.headers.get('content-type')).toBe('application/problem+json')
+    expect(refused.headers.get('www-authenticate')).toMatch(
+      /error="insufficient_scope", .*scope="manage:webhooks read:orders"$/,
+    )
+    const withRead = await clientCredentialsToken(
+      fetch,
+      running.base,
+      'manage:webhooks read:orders',
+    )
+    const registered = await call(running.base, '/v1/webhook_endpoints', {
+      method: 'POST',
+      token: withRead,
+      body: { url: `${receiver.origin}/ok` },
+    })
+    expect(registered.status).toBe(201)
+    const { id } = (await registered.json()) as Created
+    expect(
+      (await call(running.base, `/v1/webhook_endpoints/${id}`, { method: 'DELETE' })).status,
+    ).toBe(204)
     const mine = await register(`${receiver.origin}/ok`)
     const other = await clientCredentialsToken(fetch, running.base, ALL, OTHER)
     for (const [method, path] of [

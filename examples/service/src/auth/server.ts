@@ -78,13 +78,13 @@ export interface ServiceOAuth {
   server: AuthorizationServer
   /** The AS endpoints and the login and consent pages: a Response, or undefined for other paths. */
   front: (request: Request) => Promise<Response | undefined>
-  /** Bearer tokens on /v1: reads need read:orders, writes write:orders, webhook endpoints manage:webhooks. */
+  /** Bearer tokens on /v1: reads need read:orders, writes write:orders, webhook endpoints manage:webhooks (registering one read:orders too). */
   protect: Middleware
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
-/** The webhook endpoints resource: every method needs manage:webhooks. */
+/** The webhook endpoints resource: every method needs manage:webhooks (a registration read:orders too). */
 const WEBHOOKS_PATH = `${API_PATH}/webhook_endpoints`
 
 /**
@@ -200,12 +200,21 @@ export function createOAuth(
   // Registering receivers, reading their secrets once and their delivery logs: one scope for
   // all of it, reads included (a delivery log shows what the receiver answered).
   const manage = requireScopes('manage:webhooks')
+  // Registering an endpoint also needs read:orders: an endpoint receives the events of every
+  // order (their full representation), so manage:webhooks alone would read what GET
+  // /v1/orders refuses it. The 403 names both (RFC 6750 §3.1, `scope`).
+  const register = requireScopes('manage:webhooks', 'read:orders')
+  const webhooksScope = (method: string, path: string): Middleware =>
+    path === WEBHOOKS_PATH && method === 'POST' ? register : manage
   const protect: Middleware = (request, next) => {
     const path = new URL(request.url).pathname
     if (path !== API_PATH && !path.startsWith(`${API_PATH}/`)) return next(request)
     const webhooks = path === WEBHOOKS_PATH || path.startsWith(`${WEBHOOKS_PATH}/`)
     return verify(request, (verified) =>
-      (webhooks ? manage : READS.has(verified.method) ? read : write)(verified, next),
+      (webhooks ? webhooksScope(verified.method, path) : READS.has(verified.method) ? read : write)(
+        verified,
+        next,
+      ),
     )
   }
   return { server, front, protect }

@@ -48,6 +48,13 @@ export interface PostgresOrderStoreOptions {
    * transaction too (without it, one statement each).
    */
   events?: OrderEvents
+  /**
+   * Called with a write's connection once its transaction committed (never inside it, never
+   * after a rollback): what {@link events} enqueued on that connection is now visible to
+   * every worker, so this instance's may be woken (src/stores.ts). What it throws is ignored:
+   * the write has committed.
+   */
+  committed?: (db: Queryable) => void
 }
 
 // Times are timestamptz from the database's clock, not each instance's: instances whose clocks
@@ -152,6 +159,7 @@ export class PostgresOrderStore implements OrderStore {
   readonly #idempotency: PostgresOrderStoreOptions['idempotencyStore']
   readonly #nextId: (prefix: string) => string
   readonly #events: OrderEvents | undefined
+  readonly #committed: ((db: Queryable) => void) | undefined
 
   constructor(options: PostgresOrderStoreOptions) {
     const schema = quoteIdentifier(options.schema ?? 'public')
@@ -160,6 +168,7 @@ export class PostgresOrderStore implements OrderStore {
     this.#operations = `${schema}.order_operations`
     this.#idempotency = options.idempotencyStore
     this.#events = options.events
+    this.#committed = options.committed
     this.#nextId =
       options.nextId ?? createIdGenerator(options.clock ? { clock: options.clock } : {})
   }
@@ -355,6 +364,11 @@ WHERE o.id = $1 AND o.status = 'cancelling' RETURNING ${ORDER_COLUMNS}`,
       await this.#query(operation, db, 'BEGIN', [])
       const result = await work(db)
       await this.#query(operation, db, 'COMMIT', [])
+      try {
+        this.#committed?.(db)
+      } catch {
+        // The write has committed: a failed notification is not its failure.
+      }
       return result
     } catch (error) {
       if (broken === undefined) {

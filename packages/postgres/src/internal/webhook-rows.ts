@@ -182,9 +182,30 @@ export function leasedOf(row: Row): LeasedDelivery {
   }
 }
 
-/** One attempt record as the `jsonb` array of one line that a settle appends. */
+// A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/**
+ * `value` as text a `jsonb` column accepts: PostgreSQL refuses the escape `\u0000` in `jsonb`
+ * ("unsupported Unicode escape sequence", its text type cannot hold NUL) and a lone surrogate
+ * escape (not a Unicode scalar value, RFC 8259 §8.2), so each becomes U+FFFD, the replacement
+ * character (what `String.prototype.toWellFormed` does to a lone surrogate). A receiver's
+ * answer is arbitrary text: without this, its attempt could never be settled.
+ */
+function jsonbText(value: string | null): string | null {
+  return value === null
+    ? null
+    : value.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD')
+}
+
+/**
+ * One attempt record as the `jsonb` array of one line that a settle appends; `failure` and
+ * `body` with NUL and lone surrogates replaced by U+FFFD (see {@link jsonbText}).
+ */
 export function attemptParam(attempt: AttemptRecord): string {
-  const { status, failure, body } = attempt
+  const { status } = attempt
+  const failure = jsonbText(attempt.failure)
+  const body = jsonbText(attempt.body)
   return JSON.stringify([
     {
       attempt: whole(attempt.attempt, 'attempt.attempt', 0),
