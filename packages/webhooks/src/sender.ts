@@ -176,9 +176,10 @@ interface Settings {
  * 39 µs over a bare POST in a profile). With the body read in the handler instead of through
  * undici's `request()` (its stream, async iterator and promise layers), and receiver URLs kept
  * parsed, the sender alone went from 1.9× a bare signed undici POST's CPU time per delivery
- * (83 against 44 µs) to about 1.0× (0.89–1.12× in four runs), driven as the bare rows of
- * `npm run bench -- webhooks` are (16 in flight); that suite's worker rows went from 0.40× to
- * 0.42–0.60× the bare POSTs' deliveries per second (docs/benchmarks.md, issue 15). Deadlines
+ * (83 against 44 µs) to about 1.0× (0.77–1.12× in seven runs), driven as the bare rows of
+ * `npm run bench -- webhooks` are (16 in flight); that suite's memory-queue rows went from
+ * 0.33–0.41× to 0.42–0.70× the bare POSTs' deliveries per second (docs/benchmarks.md, issue
+ * 15, "The sender's share"). Deadlines
  * are read on `performance.now()`, not the injected clock: they are real time, as timers are.
  */
 class Deadlines {
