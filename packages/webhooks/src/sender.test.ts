@@ -27,6 +27,8 @@ let origin: string
 const received: Received[] = []
 /** Sockets the server saw close before it finished its answer (the sender dropped them). */
 let dropped = 0
+/** Sockets of `/hang` requests that closed (the sender dropped them at its deadline). */
+let hangsDropped = 0
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -40,7 +42,7 @@ beforeAll(async () => {
         headers: request.headers,
         body: Buffer.concat(chunks),
       })
-      switch (path) {
+      switch (path.split('?')[0]) {
         case '/ok':
           return response.end('thanks')
         case '/no-content':
@@ -65,7 +67,23 @@ beforeAll(async () => {
           response.statusCode = 500
           return response.end('oops')
         case '/hang':
-          return // never answers
+          // Never answers; the close of the socket is counted.
+          request.socket.once('close', () => hangsDropped++)
+          return
+        case '/early-hints':
+          // RFC 8297: an interim 103 before the final answer.
+          response.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' })
+          return response.end('after the hints')
+        case '/exact':
+          return response.end('y'.repeat(1024))
+        case '/chunks':
+          // Three writes a tick apart, so the body usually arrives in several chunks.
+          response.writeHead(200, { 'content-type': 'text/plain' })
+          response.write('one,')
+          return setTimeout(() => {
+            response.write('two,')
+            setTimeout(() => response.end('three'), 5)
+          }, 5)
         case '/hang-body':
           response.writeHead(200, { 'content-length': '100' })
           return response.write('partial') // never finishes
@@ -281,6 +299,96 @@ describe('createWebhookSender', () => {
     })
   })
 
+  test('at the deadline the connection is dropped, not left to the receiver', async () => {
+    const before = hangsDropped
+    const { sender, close } = makeSender({ timeoutMs: 100 })
+    const result = await sender.send({
+      url: `${origin}/hang`,
+      eventId: 'evt_1',
+      payload,
+      secrets: [secret],
+    })
+    expect(result).toMatchObject({ kind: 'failure', failure: 'timeout' })
+    await expect.poll(() => hangsDropped).toBe(before + 1)
+    // And the dispatcher has nothing left in flight: closing it does not wait for the receiver.
+    await close()
+  })
+
+  test('attempts in flight together each get their own deadline, whatever order they settle in', async () => {
+    // One sender's attempts share one timer: answered ones leave the list from its head, its
+    // middle and its tail, and the ones that hang still time out.
+    const { sender, close } = makeSender({ timeoutMs: 200 })
+    const paths = ['/hang', '/ok', '/chunks', '/hang', '/no-content', '/hang', '/ok']
+    const results = await Promise.all(
+      paths.map((path, index) =>
+        sender.send({
+          url: `${origin}${path}`,
+          eventId: `evt_${index}`,
+          payload,
+          secrets: [secret],
+        }),
+      ),
+    )
+    expect(
+      results.map((result) => (result.kind === 'response' ? result.status : result.failure)),
+    ).toEqual(['timeout', 200, 200, 'timeout', 204, 'timeout', 200])
+    // The list emptied and the timer was cleared: a later attempt still gets its deadline.
+    expect(
+      await sender.send({ url: `${origin}/hang`, eventId: 'evt_9', payload, secrets: [secret] }),
+    ).toMatchObject({
+      failure: 'timeout',
+    })
+    expect(
+      await sender.send({ url: `${origin}/ok`, eventId: 'evt_10', payload, secrets: [secret] }),
+    ).toMatchObject({
+      status: 200,
+      body: 'thanks',
+    })
+    await close()
+  })
+
+  test('a deadline that passes while the connection is being made: a timeout, and the POST is never written', async () => {
+    const before = received.length
+    const port = new URL(origin).port
+    let answered: () => void = () => {}
+    const lookupAnswered = new Promise<void>((resolve) => {
+      answered = resolve
+    })
+    // A resolver that answers once the attempt has timed out.
+    let timedOut: () => void = () => {}
+    const attemptTimedOut = new Promise<void>((resolve) => {
+      timedOut = resolve
+    })
+    const guard = createSsrfGuard({
+      allowedOrigins: [`http://slow-dns.test:${port}`],
+      lookup: (_hostname, _options, callback) => {
+        void attemptTimedOut.then(() => {
+          callback(null, [{ address: '127.0.0.1', family: 4 }])
+          answered()
+        })
+      },
+    })
+    const sender = createWebhookSender({ guard, timeoutMs: 100, clock: steppingClock() })
+    const result = await sender.send({
+      url: `http://slow-dns.test:${port}/ok`,
+      eventId: 'evt_1',
+      payload,
+      secrets: [secret],
+    })
+    expect(result).toEqual({
+      kind: 'failure',
+      failure: 'timeout',
+      message: 'No complete answer within 100 ms',
+      latencyMs: 7,
+    })
+    timedOut()
+    await lookupAnswered
+    // Closing waits for the request undici still held: it starts on the new connection and is
+    // aborted before a byte of it is written.
+    await guard.close()
+    expect(received.length).toBe(before)
+  })
+
   test('the deadline covers the body: headers then silence is a timeout', async () => {
     expect(await sendTo('/hang-body', { timeoutMs: 150 })).toMatchObject({
       kind: 'failure',
@@ -313,6 +421,63 @@ describe('createWebhookSender', () => {
     expect(result).toMatchObject({ kind: 'response', status: 200 })
     expect((result as { body: string }).body).toBe('x'.repeat(1024))
     await expect.poll(() => dropped).toBe(before + 1)
+  })
+
+  test('a body of exactly responseBodyBytes is read whole; one in several chunks is joined', async () => {
+    expect(await sendTo('/exact')).toMatchObject({ status: 200, body: 'y'.repeat(1024) })
+    expect(await sendTo('/chunks')).toMatchObject({ status: 200, body: 'one,two,three' })
+    expect(await sendTo('/chunks', { responseBodyBytes: 6 })).toMatchObject({
+      status: 200,
+      body: 'one,tw',
+    })
+  })
+
+  test('an interim 1xx answer is skipped: the final answer is reported', async () => {
+    expect(await sendTo('/early-hints')).toEqual({
+      kind: 'response',
+      status: 200,
+      retryAfterMs: null,
+      body: 'after the hints',
+      latencyMs: 7,
+    })
+  })
+
+  test('a receiver URL sent to again is parsed once, an invalid one is refused every time', async () => {
+    const { sender, close } = makeSender()
+    for (let round = 0; round < 3; round += 1) {
+      expect(
+        await sender.send({
+          url: `${origin}/ok?round=1`,
+          eventId: 'evt_1',
+          payload,
+          secrets: [secret],
+        }),
+      ).toMatchObject({ status: 200 })
+      expect(
+        await sender.send({
+          url: 'ftp://127.0.0.1/',
+          eventId: 'evt_1',
+          payload,
+          secrets: [secret],
+        }),
+      ).toMatchObject({ failure: 'address-refused' })
+    }
+    // Past the cache's bound (256 URLs) every URL still goes where it says, query included.
+    const before = received.length
+    for (let index = 0; index < 300; index += 1) {
+      await sender.send({
+        url: `${origin}/ok?n=${index}`,
+        eventId: 'evt_1',
+        payload,
+        secrets: [secret],
+      })
+    }
+    await sender.send({ url: `${origin}/ok?n=0`, eventId: 'evt_1', payload, secrets: [secret] })
+    expect(received.slice(before).map((seen) => seen.path)).toEqual([
+      ...Array.from({ length: 300 }, (_, index) => `/ok?n=${index}`),
+      '/ok?n=0',
+    ])
+    await close()
   })
 
   test('responseBodyBytes sets the cut; a cut inside a character decodes to U+FFFD', async () => {
