@@ -143,7 +143,7 @@ describe('clients that hold connections', () => {
     expect(ms).toBeLessThan(3000)
   })
 
-  test('beside 10,000 idle sockets, more than the service has descriptors for, a new client is served in under 1 s', async () => {
+  test('beside 10,000 idle sockets, more than the service has descriptors for, a new client is served at once, not locked out', async () => {
     // At this machine's limit (`ulimit -n`), 20,000 idle sockets locked every client out for
     // about 75 s; here the service gets 4096 descriptors, so 10,000 are more than it can hold.
     const port = await start({}, 4096)
@@ -161,7 +161,10 @@ describe('clients that hold connections', () => {
     socket.end('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
     const { text } = await untilClosed(socket)
     expect(text.startsWith('HTTP/1.1 200 ')).toBe(true)
-    expect(performance.now() - started).toBeLessThan(1000)
+    // Locked out, a client waited about 75 s; served, it waits well under a second on a quiet
+    // machine. The bound sits between the two with room for a loaded CI machine (it once took
+    // just over 1 s there), so it tells the two apart without timing the server.
+    expect(performance.now() - started).toBeLessThan(10_000)
   }, 30_000)
 
   test('a client that pipelines 2000 requests gets at most MAX_PIPELINED_REQUESTS answers, then the connection is closed', async () => {
