@@ -114,12 +114,12 @@ for (const backend of backends) {
       await on.replay({ endpointId: 'we_0' }, T0)
       await on.replay({ eventId: 'evt_0', endpointId: 'we_0' }, T0)
       await on.inTransaction(counted.db).enqueue([delivery('evt_x', 'we_0')])
-      // enqueue, claim, claim (perEndpoint), settle, release, get, list, replay (backlog),
-      // replay (one), enqueue in a transaction.
+      // enqueue, claim, claim (perEndpoint: a SELECT of the function of migration 0005), settle,
+      // release, get, list, replay (backlog), replay (one), enqueue in a transaction.
       expect(counted.statements).toEqual([
         'WITH',
         'WITH',
-        'WITH',
+        'SELECT',
         'UPDATE',
         'UPDATE',
         'SELECT',
