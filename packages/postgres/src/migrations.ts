@@ -252,8 +252,9 @@ CREATE INDEX "{{prefix}}webhook_dedup_expires_at"
 -- fresh snapshot for each query it runs, so the claim query, run once the lock is held, sees
 -- the leases of every claim before it (the lock is released after the holder's commit).
 -- The endpoints with pending deliveries come from a loose index scan: one index probe per
--- endpoint, however long its queue. Then the leases each holds, and from each endpoint its
--- earliest due deliveries up to the room it has left (SKIP LOCKED: rows a claim without
+-- endpoint, however long its queue, which lands on the endpoint's earliest pending delivery.
+-- Endpoints with nothing due (only retries scheduled later) stop there. Then the leases each
+-- holds, and from each endpoint with a due delivery its earliest due deliveries up to the room it has left (SKIP LOCKED: rows a claim without
 -- perEndpoint holds are left to it); then the earliest of those, up to the limit. Each row's
 -- lease is the token, '.' and the row's number: its own, new on every claim.
 CREATE FUNCTION {{schema}}."{{prefix}}webhook_claim_per_endpoint"(
@@ -264,15 +265,15 @@ SET search_path = pg_catalog, pg_temp
 AS $claim$
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended('api-blocks.webhook-claim.{{schema}}.{{prefix}}', 0));
-  RETURN QUERY WITH RECURSIVE queues(endpoint_id) AS (
-    (SELECT q.endpoint_id FROM {{schema}}."{{prefix}}webhook_deliveries" q
-     WHERE q.status = 'pending' ORDER BY q.endpoint_id LIMIT 1)
+  RETURN QUERY WITH RECURSIVE queues(endpoint_id, earliest) AS (
+    (SELECT f.endpoint_id, f.next_attempt_at FROM {{schema}}."{{prefix}}webhook_deliveries" f
+     WHERE f.status = 'pending' ORDER BY f.endpoint_id, f.next_attempt_at LIMIT 1)
     UNION ALL
-    SELECT (
-      SELECT d.endpoint_id FROM {{schema}}."{{prefix}}webhook_deliveries" d
+    SELECT n.endpoint_id, n.next_attempt_at FROM queues q CROSS JOIN LATERAL (
+      SELECT d.endpoint_id, d.next_attempt_at FROM {{schema}}."{{prefix}}webhook_deliveries" d
       WHERE d.status = 'pending' AND d.endpoint_id > q.endpoint_id
-      ORDER BY d.endpoint_id LIMIT 1
-    ) FROM queues q WHERE q.endpoint_id IS NOT NULL
+      ORDER BY d.endpoint_id, d.next_attempt_at LIMIT 1
+    ) n
   ), held AS (
     SELECT l.endpoint_id, count(*)::integer AS n FROM {{schema}}."{{prefix}}webhook_deliveries" l
     WHERE l.lease IS NOT NULL AND l.lease_expires_at > $1
@@ -289,7 +290,7 @@ BEGIN
       LIMIT greatest($5 - coalesce(h.n, 0), 0)
       FOR UPDATE SKIP LOCKED
     ) c
-    WHERE q.endpoint_id IS NOT NULL
+    WHERE q.earliest <= $1
     ORDER BY c.next_attempt_at
     LIMIT $2
   ), numbered AS (

@@ -126,9 +126,10 @@ SELECT count(*)::integer AS added FROM added`,
      * $1 now, $2 limit, $3 lease token, $4 lease expiry, $5 perEndpoint. The function of
      * migration `0005_webhook_claim_per_endpoint`: under a transaction-level advisory lock (one
      * per schema and prefix), so these claims run one after another and each counts the leases
-     * of every one before it (its query takes its snapshot once the lock is held); then from
-     * each endpoint with pending deliveries (one index probe each) its earliest due ones up to
-     * the room it has left, and the earliest of those up to the limit. One round trip.
+     * of every one before it (its query takes its snapshot once the lock is held); then the
+     * endpoints with pending deliveries (one index probe each, landing on the earliest: an
+     * endpoint with nothing due stops there) and from each with a due one its earliest due ones
+     * up to the room it has left, and the earliest of those up to the limit. One round trip.
      */
     claimPerEndpoint: `SELECT ${columns('d')}, d.lease, d.lease_expires_at
 FROM ${claimFunction}($1::double precision, $2::integer, $3::text, $4::double precision, $5::integer) AS d`,
