@@ -5,6 +5,7 @@ import { PostgresStoreError } from './error.ts'
 import { PostgresIdempotencyStore } from './idempotency-store.ts'
 import { migrate, migrations, postgresMigrations } from './migrations.ts'
 import type { Queryable } from './queryable.ts'
+import { PostgresDeliveryQueue } from './webhook-delivery-queue.ts'
 
 const ALL = migrations.map(({ id }) => id)
 
@@ -134,6 +135,38 @@ for (const backend of backends) {
         expect(names).toContain(`${prefix}${name}`)
       }
       expect(names.every((name) => name.startsWith(prefix) && name.length <= 63)).toBe(true)
+      const functions = await db.query(
+        `SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+         WHERE n.nspname = $1`,
+        [schema],
+      )
+      expect(functions.rows).toEqual([{ name: `${prefix}webhook_claim_per_endpoint` }])
+    })
+
+    test('a schema at 0004_webhooks gets 0005 alone, and its claim function works', async () => {
+      const schema = fresh()
+      await migrate(db, { schema, tablePrefix: 'at4_' })
+      // Back to 0004: the one object 0005 creates, and its ledger row.
+      await db.query(`DROP FUNCTION "${schema}"."at4_webhook_claim_per_endpoint"`)
+      await db.query(`DELETE FROM "${schema}"."at4_migrations" WHERE id > '0004_webhooks'`)
+      expect(await migrate(db, { schema, tablePrefix: 'at4_' })).toEqual({
+        applied: ALL.filter((id) => id > '0004_webhooks'),
+      })
+      const queue = new PostgresDeliveryQueue({ db, schema, tablePrefix: 'at4_' })
+      await queue.enqueue(
+        ['evt_1', 'evt_2', 'evt_3'].map((eventId) => ({
+          eventId,
+          endpointId: 'we_1',
+          eventType: 'order.created',
+          payload: '{}',
+          createdAt: 1,
+          nextAttemptAt: 1,
+        })),
+      )
+      const leased = await queue.claim({ now: 2, limit: 10, leaseMs: 1000, perEndpoint: 2 })
+      expect(leased.map(({ eventId }) => eventId)).toEqual(['evt_1', 'evt_2'])
+      expect(new Set(leased.map(({ lease }) => lease)).size).toBe(2)
+      expect(await queue.claim({ now: 3, limit: 10, leaseMs: 1000, perEndpoint: 2 })).toEqual([])
     })
 
     test('concurrent calls on one connection: one applies everything, the others nothing', async () => {

@@ -48,11 +48,14 @@ export interface Migration {
  * (`webhook_endpoints`, `webhook_deliveries` with its lease columns and an attempt log of at
  * most 50 lines, `webhook_dedup`), with partial indexes for the claim (pending deliveries by
  * due time, and by endpoint for the per-endpoint limit), the listing by endpoint, range
- * replays, and the purge of final deliveries.
+ * replays, and the purge of final deliveries. `0005_webhook_claim_per_endpoint` adds the function
+ * of `PostgresDeliveryQueue.claim` with `perEndpoint`: under a transaction-level advisory lock
+ * per schema and prefix, so concurrent claims run one after another and each counts the leases
+ * of those before it (the cap is exact).
  *
  * @example
  * ```ts
- * for (const { id } of migrations) console.log(id) // 0001_idempotency_records, 0002_oauth, 0003_oauth_binding_and_token_scopes, 0004_webhooks
+ * for (const { id } of migrations) console.log(id) // 0001_idempotency_records, 0002_oauth, 0003_oauth_binding_and_token_scopes, 0004_webhooks, 0005_webhook_claim_per_endpoint
  * ```
  */
 export const migrations: readonly Migration[] = Object.freeze([
@@ -240,6 +243,67 @@ CREATE INDEX "{{prefix}}webhook_dedup_expires_at"
   ON {{schema}}."{{prefix}}webhook_dedup" (expires_at);
 `,
   },
+  {
+    id: '0005_webhook_claim_per_endpoint',
+    sql: `
+-- claim with perEndpoint, exact under concurrency. $1 now, $2 limit, $3 lease token, $4 lease
+-- expiry, $5 perEndpoint. A transaction-level advisory lock (one key per schema and prefix)
+-- makes these claims run one after another; in READ COMMITTED a VOLATILE function takes a
+-- fresh snapshot for each query it runs, so the claim query, run once the lock is held, sees
+-- the leases of every claim before it (the lock is released after the holder's commit).
+-- The endpoints with pending deliveries come from a loose index scan: one index probe per
+-- endpoint, however long its queue, which lands on the endpoint's earliest pending delivery.
+-- Endpoints with nothing due (only retries scheduled later) stop there. Then the leases each
+-- holds, and from each endpoint with a due delivery its earliest due deliveries up to the room it has left (SKIP LOCKED: rows a claim without
+-- perEndpoint holds are left to it); then the earliest of those, up to the limit. Each row's
+-- lease is the token, '.' and the row's number: its own, new on every claim.
+CREATE FUNCTION {{schema}}."{{prefix}}webhook_claim_per_endpoint"(
+  double precision, integer, text, double precision, integer
+) RETURNS SETOF {{schema}}."{{prefix}}webhook_deliveries"
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $claim$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('api-blocks.webhook-claim.{{schema}}.{{prefix}}', 0));
+  RETURN QUERY WITH RECURSIVE queues(endpoint_id, earliest) AS (
+    (SELECT f.endpoint_id, f.next_attempt_at FROM {{schema}}."{{prefix}}webhook_deliveries" f
+     WHERE f.status = 'pending' ORDER BY f.endpoint_id, f.next_attempt_at LIMIT 1)
+    UNION ALL
+    SELECT n.endpoint_id, n.next_attempt_at FROM queues q CROSS JOIN LATERAL (
+      SELECT d.endpoint_id, d.next_attempt_at FROM {{schema}}."{{prefix}}webhook_deliveries" d
+      WHERE d.status = 'pending' AND d.endpoint_id > q.endpoint_id
+      ORDER BY d.endpoint_id, d.next_attempt_at LIMIT 1
+    ) n
+  ), held AS (
+    SELECT l.endpoint_id, count(*)::integer AS n FROM {{schema}}."{{prefix}}webhook_deliveries" l
+    WHERE l.lease IS NOT NULL AND l.lease_expires_at > $1
+    GROUP BY l.endpoint_id
+  ), picked AS (
+    SELECT c.event_id, c.endpoint_id
+    FROM queues q
+    LEFT JOIN held h ON h.endpoint_id = q.endpoint_id
+    CROSS JOIN LATERAL (
+      SELECT d.event_id, d.endpoint_id, d.next_attempt_at FROM {{schema}}."{{prefix}}webhook_deliveries" d
+      WHERE d.endpoint_id = q.endpoint_id AND d.status = 'pending' AND d.next_attempt_at <= $1
+        AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= $1)
+      ORDER BY d.next_attempt_at
+      LIMIT greatest($5 - coalesce(h.n, 0), 0)
+      FOR UPDATE SKIP LOCKED
+    ) c
+    WHERE q.earliest <= $1
+    ORDER BY c.next_attempt_at
+    LIMIT $2
+  ), numbered AS (
+    SELECT p.event_id, p.endpoint_id, row_number() OVER () AS n FROM picked p
+  )
+  UPDATE {{schema}}."{{prefix}}webhook_deliveries" AS d SET lease = $3 || '.' || p.n, lease_expires_at = $4
+  FROM numbered p
+  WHERE d.event_id = p.event_id AND d.endpoint_id = p.endpoint_id
+  RETURNING d.*;
+END
+$claim$;
+`,
+  },
 ])
 
 /**
@@ -365,7 +429,7 @@ ${BLOCK_TAG}`
  * import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
  *
  * const db = new PGlite()
- * await migrate(db) // { applied: ['0001_idempotency_records', '0002_oauth', '0003_oauth_binding_and_token_scopes', '0004_webhooks'] }
+ * await migrate(db) // { applied: ['0001_idempotency_records', '0002_oauth', '0003_oauth_binding_and_token_scopes', '0004_webhooks', '0005_webhook_claim_per_endpoint'] }
  * await migrate(db) // { applied: [] }
  * const store = new PostgresIdempotencyStore({ db })
  * ```

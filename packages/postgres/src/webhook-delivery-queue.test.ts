@@ -114,12 +114,12 @@ for (const backend of backends) {
       await on.replay({ endpointId: 'we_0' }, T0)
       await on.replay({ eventId: 'evt_0', endpointId: 'we_0' }, T0)
       await on.inTransaction(counted.db).enqueue([delivery('evt_x', 'we_0')])
-      // enqueue, claim, claim (perEndpoint), settle, release, get, list, replay (backlog),
-      // replay (one), enqueue in a transaction.
+      // enqueue, claim, claim (perEndpoint: a SELECT of the function of migration 0005), settle,
+      // release, get, list, replay (backlog), replay (one), enqueue in a transaction.
       expect(counted.statements).toEqual([
         'WITH',
         'WITH',
-        'WITH',
+        'SELECT',
         'UPDATE',
         'UPDATE',
         'SELECT',
@@ -471,7 +471,7 @@ for (const backend of backends) {
       ).toEqual([leased!.eventId])
     })
 
-    test('replay: one delivery of any status, an endpoint backlog, a time range; a lease held ends', async () => {
+    test('replay: one delivery of any status, an endpoint backlog, a time range; an unexpired lease of a pending one holds, any other ends', async () => {
       const queue = await fresh()
       await queue.enqueue([
         delivery('evt_1', 'we_1', T0),
@@ -480,31 +480,44 @@ for (const backend of backends) {
         delivery('evt_4', 'we_2', T0 + 30),
       ])
       const leased = await queue.claim({ now: T0 + 30, limit: 4, leaseMs: LEASE })
+      // evt_5's lease (10 ms) is over by the replays at T0 + 50.
+      await queue.enqueue([delivery('evt_5', 'we_3', T0 + 30)])
+      leased.push(...(await queue.claim({ now: T0 + 30, limit: 1, leaseMs: 10 })))
       const by = (id: string) => leased.find((d) => d.eventId === id)!
       await queue.settle(by('evt_1'), attempt(0, T0, 200), { status: 'succeeded' }, T0 + 40)
       await queue.settle(by('evt_2'), attempt(0, T0, 400), { status: 'failed' }, T0 + 40)
       await queue.settle(by('evt_3'), attempt(0, T0, 500), { status: 'dead' }, T0 + 40)
-      // evt_4 stays leased.
+      // evt_4 and evt_5 stay leased (pending).
       expect(await queue.replay({ endpointId: 'we_1' }, T0 + 50)).toBe(1) // evt_2 only
       expect(await queue.replay({ from: T0 + 20, to: T0 + 21 }, T0 + 50)).toBe(1) // evt_3
-      expect(await queue.replay({ from: T0 + 30, to: T0 + 40 }, T0 + 50)).toBe(0) // evt_4 is pending
+      expect(await queue.replay({ from: T0 + 30, to: T0 + 40 }, T0 + 50)).toBe(0) // evt_4, evt_5 are pending
+      expect(await queue.replay({ endpointId: 'we_3' }, T0 + 50)).toBe(0) // evt_5 is pending
       expect(await queue.replay({ eventId: 'evt_1', endpointId: 'we_1' }, T0 + 50)).toBe(1) // a succeeded one
       expect(await queue.replay({ eventId: 'evt_4', endpointId: 'we_2' }, T0 + 50)).toBe(1)
+      expect(await queue.replay({ eventId: 'evt_5', endpointId: 'we_3' }, T0 + 50)).toBe(1)
       expect(await queue.replay({ eventId: 'evt_9', endpointId: 'we_2' }, T0 + 50)).toBe(0)
       for (const id of ['evt_1', 'evt_2']) {
         const stored = await queue.get(id, 'we_1')
         expect(stored).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: T0 + 50 })
         expect(stored!.log).toHaveLength(1) // kept
       }
-      // evt_4's lease ended: its holder can no longer settle it, and it is claimable at once.
-      expect(
-        await queue.settle(by('evt_4'), attempt(0, T0), { status: 'succeeded' }, T0 + 51),
-      ).toBe(false)
+      // evt_4's lease was unexpired (an attempt in flight): it holds, so nobody else claims the
+      // delivery meanwhile. evt_5's had expired: it ended, and the delivery is claimable at once.
       expect(
         (await queue.claim({ now: T0 + 50, limit: 10, leaseMs: LEASE }))
           .map((d) => d.eventId)
           .sort(),
-      ).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4'])
+      ).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_5'])
+      expect(
+        await queue.settle(by('evt_5'), attempt(0, T0), { status: 'succeeded' }, T0 + 51),
+      ).toBe(false)
+      // The holder's settle lands on the reset delivery: its line appended, 1 attempt.
+      expect(
+        await queue.settle(by('evt_4'), attempt(0, T0), { status: 'succeeded' }, T0 + 51),
+      ).toBe(true)
+      const evt4 = await queue.get('evt_4', 'we_2')
+      expect(evt4).toMatchObject({ status: 'succeeded', attempts: 1, updatedAt: T0 + 51 })
+      expect(evt4!.log).toHaveLength(1)
     })
 
     test('purge deletes final deliveries last changed before the time given, never pending ones', async () => {

@@ -79,7 +79,7 @@ function columns(alias: string): string {
 }
 
 /** The statements, built once per queue with the table's name. */
-function statements(table: string) {
+function statements(table: string, claimFunction: string) {
   const leased = `${columns('d')}, d.lease, d.lease_expires_at`
   // Due at $1 and not leased (or its lease is over): claimable.
   const claimable = (alias: string) =>
@@ -123,39 +123,16 @@ SELECT count(*)::integer AS added FROM added`,
   FOR UPDATE SKIP LOCKED
 ), ${lease}`,
     /**
-     * $1 now, $2 limit, $3 lease token, $4 lease expiry, $5 perEndpoint. The endpoints with
-     * pending deliveries (a loose index scan: one index probe per endpoint, however long its
-     * queue), the leases each holds, and from each its earliest due deliveries up to the room
-     * it has left; then the earliest of those, up to the limit. An endpoint with a long
-     * backlog takes at most its share, so it cannot hold back the others.
+     * $1 now, $2 limit, $3 lease token, $4 lease expiry, $5 perEndpoint. The function of
+     * migration `0005_webhook_claim_per_endpoint`: under a transaction-level advisory lock (one
+     * per schema and prefix), so these claims run one after another and each counts the leases
+     * of every one before it (its query takes its snapshot once the lock is held); then the
+     * endpoints with pending deliveries (one index probe each, landing on the earliest: an
+     * endpoint with nothing due stops there) and from each with a due one its earliest due ones
+     * up to the room it has left, and the earliest of those up to the limit. One round trip.
      */
-    claimPerEndpoint: `WITH RECURSIVE queues(endpoint_id) AS (
-  (SELECT endpoint_id FROM ${table} WHERE status = 'pending' ORDER BY endpoint_id LIMIT 1)
-  UNION ALL
-  SELECT (
-    SELECT d.endpoint_id FROM ${table} d
-    WHERE d.status = 'pending' AND d.endpoint_id > q.endpoint_id
-    ORDER BY d.endpoint_id LIMIT 1
-  ) FROM queues q WHERE q.endpoint_id IS NOT NULL
-), held AS (
-  SELECT endpoint_id, count(*)::integer AS n FROM ${table}
-  WHERE lease IS NOT NULL AND lease_expires_at > $1::double precision
-  GROUP BY endpoint_id
-), picked AS (
-  SELECT c.event_id, c.endpoint_id
-  FROM queues q
-  LEFT JOIN held h ON h.endpoint_id = q.endpoint_id
-  CROSS JOIN LATERAL (
-    SELECT d.event_id, d.endpoint_id, d.next_attempt_at FROM ${table} d
-    WHERE d.endpoint_id = q.endpoint_id AND ${claimable('d')}
-    ORDER BY d.next_attempt_at
-    LIMIT greatest($5::integer - coalesce(h.n, 0), 0)
-    FOR UPDATE SKIP LOCKED
-  ) c
-  WHERE q.endpoint_id IS NOT NULL
-  ORDER BY c.next_attempt_at
-  LIMIT $2
-), ${lease}`,
+    claimPerEndpoint: `SELECT ${columns('d')}, d.lease, d.lease_expires_at
+FROM ${claimFunction}($1::double precision, $2::integer, $3::text, $4::double precision, $5::integer) AS d`,
     /**
      * $1 the settles as a JSON array of (i, event, endpoint, lease, now, status, attempt: a
      * JSON array of one line, next attempt: NULL keeps it); the `i` of each row settled. Each
@@ -274,10 +251,12 @@ async function enqueueOn(
  *   are claimed again: at-least-once.
  * - **`perEndpoint`** counts the unexpired leases each endpoint holds and takes from each
  *   endpoint at most the room it has left, earliest first, so one endpoint's backlog cannot
- *   hold back the others. The count is exact for claims that run one after another; two claims
- *   running at the same instant each see only the leases committed before they began, so for
- *   that instant an endpoint can hold up to `perEndpoint` leases per concurrent claim (the
- *   worker also limits its own attempts per endpoint).
+ *   hold back the others. Exact under concurrency: the claim is a PL/pgSQL function (migration
+ *   `0005_webhook_claim_per_endpoint`) that first takes a transaction-level advisory lock, one
+ *   per schema and prefix, so these claims run one after another, each counting the leases of
+ *   those before it (a `VOLATILE` function's query takes its snapshot once the lock is held).
+ *   Still one round trip. Claims without `perEndpoint` take no lock and are not counted while
+ *   in flight: use one kind per table.
  * - **`settle`** is an `UPDATE … WHERE lease = $token AND lease_expires_at > now`: a worker
  *   whose lease expired (and was perhaps claimed again) writes nothing and gets `false`;
  *   `release` (which has no `now`) is an `UPDATE … WHERE lease = $token`. The attempt log is a
@@ -340,8 +319,9 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
       throw new TypeError('PostgresDeliveryQueue: clock and random must be functions')
     }
     this.db = db
-    this.table = qualified(tableNames(options), 'webhook_deliveries')
-    this.#sql = statements(this.table)
+    const names = tableNames(options)
+    this.table = qualified(names, 'webhook_deliveries')
+    this.#sql = statements(this.table, qualified(names, 'webhook_claim_per_endpoint'))
     this.#clock = clock
     this.#random = random
   }
