@@ -1,6 +1,8 @@
 // `npm start`: the reference service on node:http with embedded (in-memory) defaults.
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
 import type { Handler } from '@api-blocks/http'
 import type { ServeOptions } from '@api-blocks/node'
 import { serve } from '@api-blocks/node'
@@ -21,6 +23,24 @@ import { createLogger, errorLog, isLogLevel, LOG_LEVELS, webhookLog } from './lo
 import { openStores } from './stores.ts'
 import type { ServiceWebhooks } from './webhooks/setup.ts'
 import { createWebhooks, deriveSecretsKey } from './webhooks/setup.ts'
+
+// `npm start -- --with-receiver`: the service and examples/webhook-receiver together. The
+// receiver's with-service mode starts this file again (without the flag), registers the
+// receiver with a demo token, and deletes that endpoint on exit; this process only waits for it.
+if (process.argv.includes('--with-receiver')) {
+  const receiver = fileURLToPath(new URL('../../webhook-receiver/src/main.ts', import.meta.url))
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@api-blocks/source', receiver, '--with-service'],
+    { stdio: 'inherit' },
+  )
+  // Ctrl-C reaches the child too (same terminal): it cleans up and exits, and so do we.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => child.kill(signal))
+  }
+  const [code] = (await once(child, 'exit')) as [number | null]
+  process.exit(code ?? 1)
+}
 
 const port = Number(process.env['PORT'] ?? 3000)
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
