@@ -54,13 +54,6 @@ export interface PostgresDeliveryQueueOptions extends PostgresTableOptions {
   random?: (bytes: Uint8Array<ArrayBuffer>) => Uint8Array
 }
 
-/** Bytes as lowercase hex: a lease token's text. */
-function hex(bytes: Uint8Array): string {
-  let text = ''
-  for (const byte of bytes) text += byte.toString(16).padStart(2, '0')
-  return text
-}
-
 /** The most lines the attempt log keeps (the contract of `Delivery.log`). */
 const LOG_LINES = 50
 
@@ -370,7 +363,7 @@ export class PostgresDeliveryQueue implements DeliveryQueue {
     }
     if (perEndpoint !== undefined) whole(perEndpoint, 'perEndpoint', 0)
     if (limit === 0 || perEndpoint === 0) return []
-    const token = hex(this.#random(new Uint8Array(16)))
+    const token = Buffer.from(this.#random(new Uint8Array(16))).toString('hex')
     const params: unknown[] = [now, limit, token, now + leaseMs]
     const text = perEndpoint === undefined ? this.#sql.claim : this.#sql.claimPerEndpoint
     if (perEndpoint !== undefined) params.push(perEndpoint)
