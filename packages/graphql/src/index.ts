@@ -1,0 +1,23 @@
+/**
+ * GraphQL over HTTP with its defences in one pass: depth, aliases, directives, tokens, nodes and
+ * a variable-aware cost (IBM cost directives), charged to a rate limit and reported in
+ * `extensions.cost`; persisted queries (Apollo APQ, `documentId`, allow-list); introspection
+ * switchable off; field authorisation from the bearer `Principal`; Relay connections over the
+ * signed cursors of @api-blocks/pagination; subscriptions over server-sent events (here) and
+ * WebSocket (`@api-blocks/graphql/ws`), fed by a {@link PubSub}.
+ *
+ * @module
+ */
+
+export type { GraphQLErrorCode } from './error.ts'
+export { codedError } from './error.ts'
+export type {
+  CostOptions,
+  CostResult,
+  DocumentAnalysis,
+  GuardLimits,
+  GuardOptions,
+  OperationAnalysis,
+} from './guards/options.ts'
+export type { PersistedDocumentStore } from './persisted/store.ts'
+export type { PubSub, SubscribeOptions } from './pubsub/pubsub.ts'

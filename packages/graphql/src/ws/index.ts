@@ -1,0 +1,7 @@
+/**
+ * GraphQL subscriptions over WebSocket (the `graphql-transport-ws` protocol of graphql-ws) on a
+ * Node HTTP server, with the same guards and authentication as the HTTP endpoint.
+ *
+ * @module
+ */
+export {}
