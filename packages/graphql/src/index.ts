@@ -21,3 +21,11 @@ export type {
 } from './guards/options.ts'
 export type { PersistedDocumentStore } from './persisted/store.ts'
 export type { PubSub, SubscribeOptions } from './pubsub/pubsub.ts'
+
+// Each part has its own list of exports (one owner each): the guard pass, the HTTP endpoint
+// (and server-sent events), schema helpers (field authorisation, Relay connections), and the
+// in-memory stores.
+export * from './guards/index.ts'
+export * from './http/index.ts'
+export * from './schema/index.ts'
+export * from './stores.ts'
