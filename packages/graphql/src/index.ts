@@ -11,6 +11,10 @@
 
 export type { GraphQLErrorCode } from './error.ts'
 export { codedError } from './error.ts'
+// Each part has its own list of exports (one owner each): the guard pass, the HTTP endpoint
+// (and server-sent events), schema helpers (field authorisation, Relay connections), and the
+// in-memory stores.
+export * from './guards/index.ts'
 export type {
   CostOptions,
   CostResult,
@@ -19,13 +23,8 @@ export type {
   GuardOptions,
   OperationAnalysis,
 } from './guards/options.ts'
+export * from './http/index.ts'
 export type { PersistedDocumentStore } from './persisted/store.ts'
 export type { PubSub, SubscribeOptions } from './pubsub/pubsub.ts'
-
-// Each part has its own list of exports (one owner each): the guard pass, the HTTP endpoint
-// (and server-sent events), schema helpers (field authorisation, Relay connections), and the
-// in-memory stores.
-export * from './guards/index.ts'
-export * from './http/index.ts'
 export * from './schema/index.ts'
 export * from './stores.ts'
