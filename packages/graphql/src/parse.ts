@@ -10,7 +10,7 @@ import type { GraphQLErrorCode } from './error.ts'
 import { DEFAULT_GUARD_OPTIONS } from './guards/defaults.ts'
 
 // graphql-js 16 says "more that N tokens", 17 says "more than N tokens".
-const TOKEN_LIMIT = /Document contains more th[ae]n \d+ tokens/
+const TOKEN_LIMIT = /Document contains more th(?:at|an) \d+ tokens/
 
 function syntaxError(
   code: GraphQLErrorCode,
