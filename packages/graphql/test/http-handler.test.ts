@@ -30,8 +30,14 @@ interface Body {
   extensions?: Record<string, unknown>
 }
 
-async function answer(response: Response): Promise<{ status: number; body: Body; headers: Headers }> {
-  return { status: response.status, body: (await response.json()) as Body, headers: response.headers }
+async function answer(
+  response: Response,
+): Promise<{ status: number; body: Body; headers: Headers }> {
+  return {
+    status: response.status,
+    body: (await response.json()) as Body,
+    headers: response.headers,
+  }
 }
 
 function make(options: Partial<GraphQLHandlerOptions> = {}) {
@@ -49,13 +55,21 @@ describe('GraphQL over HTTP', () => {
       const { status, body, headers } = await answer(await handler(request))
       expect(status).toBe(200)
       expect(headers.get('content-type')).toBe(JSON_TYPE)
-      expect(body).toEqual({ data: { hello: 'hello world' }, extensions: { cost: { requested: 0, limit: 1000 } } })
+      expect(body).toEqual({
+        data: { hello: 'hello world' },
+        extensions: { cost: { requested: 0, limit: 1000 } },
+      })
     }
   })
 
   test('extensions.cost reports the cost under the variables', async () => {
     const { body } = await answer(
-      await handler(post({ query: 'query ($n: Int) { items(first: $n) { related(first: 3) { id } } }', variables: { n: 4 } })),
+      await handler(
+        post({
+          query: 'query ($n: Int) { items(first: $n) { related(first: 3) { id } } }',
+          variables: { n: 4 },
+        }),
+      ),
     )
     // items 1 + 4 × (related 1 + 3 × 0) = 5
     expect(body.extensions).toEqual({ cost: { requested: 5, limit: 1000 } })
@@ -86,7 +100,11 @@ describe('GraphQL over HTTP', () => {
       post({ query: '{ hello }', extensions: 'x' }),
       post({}),
       get({ query: '{ hello }', variables: '{not json' }),
-      new Request(URL_, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array([0xff, 0xfe]) }),
+      new Request(URL_, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new Uint8Array([0xff, 0xfe]),
+      }),
     ]
     for (const request of bad) {
       const { status, body } = await answer(await handler(request))
@@ -97,7 +115,9 @@ describe('GraphQL over HTTP', () => {
   })
 
   test('a body that is not application/json: 415', async () => {
-    const response = await handler(new Request(URL_, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }))
+    const response = await handler(
+      new Request(URL_, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }),
+    )
     expect(response.status).toBe(415)
     expect((await response.json()).errors[0].extensions.code).toBe('BAD_REQUEST')
   })
@@ -110,14 +130,23 @@ describe('GraphQL over HTTP', () => {
 
   test('a body over maxBodyBytes: 413 BODY_TOO_LARGE; a query string over it: 414', async () => {
     const small = make({ maxBodyBytes: 1024 })
-    const large = await answer(await small(post({ query: '{ hello }', variables: { pad: 'x'.repeat(2000) } })))
+    const large = await answer(
+      await small(post({ query: '{ hello }', variables: { pad: 'x'.repeat(2000) } })),
+    )
     expect(large.status).toBe(413)
     expect(large.body.errors?.[0]?.extensions['code']).toBe('BODY_TOO_LARGE')
     const long = await answer(await small(get({ query: `{ hello ${' '.repeat(2000)}}` })))
     expect(long.status).toBe(414)
     expect(long.body.errors?.[0]?.extensions['code']).toBe('BODY_TOO_LARGE')
     // The default is 100 KiB: a huge variable list is refused before it is parsed.
-    const huge = await answer(await handler(post({ query: '{ hello }', variables: { ids: Array.from({ length: 60_000 }, (_, i) => i) } })))
+    const huge = await answer(
+      await handler(
+        post({
+          query: '{ hello }',
+          variables: { ids: Array.from({ length: 60_000 }, (_, i) => i) },
+        }),
+      ),
+    )
     expect(huge.status).toBe(413)
   })
 
@@ -145,16 +174,44 @@ describe('GraphQL over HTTP', () => {
 
   test('every rejection is one coded error with its numbers', async () => {
     const strict = make({
-      guards: { maxDepth: 3, maxAliases: 2, maxDirectives: 2, maxNodes: 20, maxTokens: 200, maxCost: 30, maxPageSize: 50 },
+      guards: {
+        maxDepth: 3,
+        maxAliases: 2,
+        maxDirectives: 2,
+        maxNodes: 20,
+        maxTokens: 200,
+        maxCost: 30,
+        maxPageSize: 50,
+      },
       introspection: false,
     })
     const cases: [string, Record<string, unknown>, string, Record<string, unknown>?][] = [
-      ['{ items { related { related { related { id } } } } }', {}, 'DEPTH_LIMIT_EXCEEDED', { limit: 3, actual: 5 }],
+      [
+        '{ items { related { related { related { id } } } } }',
+        {},
+        'DEPTH_LIMIT_EXCEEDED',
+        { limit: 3, actual: 5 },
+      ],
       ['{ a: hello b: hello c: hello }', {}, 'ALIAS_LIMIT_EXCEEDED', { limit: 2, actual: 3 }],
-      ['{ hello @skip(if: false) @include(if: true) boom @skip(if: false) }', {}, 'DIRECTIVE_LIMIT_EXCEEDED', { limit: 2, actual: 3 }],
-      [`{ ${'items(first: 1) { id name } '.repeat(1)}${'hello '.repeat(21)}}`, {}, 'NODE_LIMIT_EXCEEDED', { limit: 20 }],
+      [
+        '{ hello @skip(if: false) @include(if: true) boom @skip(if: false) }',
+        {},
+        'DIRECTIVE_LIMIT_EXCEEDED',
+        { limit: 2, actual: 3 },
+      ],
+      [
+        `{ ${'items(first: 1) { id name } '.repeat(1)}${'hello '.repeat(21)}}`,
+        {},
+        'NODE_LIMIT_EXCEEDED',
+        { limit: 20 },
+      ],
       [`{ ${'hello '.repeat(300)}}`, {}, 'TOKEN_LIMIT_EXCEEDED', { limit: 200 }],
-      ['query ($n: Int) { items(first: $n) { related(first: $n) { id } } }', { n: 40 }, 'COST_LIMIT_EXCEEDED', { limit: 30, actual: 41 }],
+      [
+        'query ($n: Int) { items(first: $n) { related(first: $n) { id } } }',
+        { n: 40 },
+        'COST_LIMIT_EXCEEDED',
+        { limit: 30, actual: 41 },
+      ],
       ['{ items(first: 51) { id } }', {}, 'PAGE_SIZE_EXCEEDED', { limit: 50, actual: 51 }],
       ['{ __schema { types { name } } }', {}, 'INTROSPECTION_DISABLED'],
       ['query A { hello } query B { hello }', {}, 'OPERATION_NOT_FOUND'],
@@ -163,7 +220,10 @@ describe('GraphQL over HTTP', () => {
     for (const [query, variables, code, numbers] of cases) {
       const { status, body } = await answer(await strict(post({ query, variables })))
       expect(status, code).toBe(200)
-      expect(body.errors?.map((error) => error.extensions['code']), query).toContain(code)
+      expect(
+        body.errors?.map((error) => error.extensions['code']),
+        query,
+      ).toContain(code)
       expect(body.errors?.every((error) => error.extensions['code'] === code)).toBe(true)
       if (numbers) expect(body.errors?.[0]?.extensions).toMatchObject(numbers)
     }
@@ -172,16 +232,31 @@ describe('GraphQL over HTTP', () => {
   test('hostile documents are refused with a code, none crashing or stalling', async () => {
     const doubling = [
       'query Q { ...F0 }',
-      ...Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`),
+      ...Array.from(
+        { length: 30 },
+        (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`,
+      ),
       'fragment F30 on Query { hello }',
     ].join('\n')
     const hostile: [string, string][] = [
       [doubling, 'NODE_LIMIT_EXCEEDED'],
-      ['query Q { ...A } fragment A on Query { ...B } fragment B on Query { ...A }', 'GRAPHQL_VALIDATION_FAILED'],
-      [`{ ${Array.from({ length: 3000 }, (_, i) => `a${i}: hello`).join(' ')} }`, 'ALIAS_LIMIT_EXCEEDED'],
-      [`{ ${Array.from({ length: 10_000 }, (_, i) => `a${i}: hello`).join(' ')} }`, 'TOKEN_LIMIT_EXCEEDED'],
+      [
+        'query Q { ...A } fragment A on Query { ...B } fragment B on Query { ...A }',
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        `{ ${Array.from({ length: 3000 }, (_, i) => `a${i}: hello`).join(' ')} }`,
+        'ALIAS_LIMIT_EXCEEDED',
+      ],
+      [
+        `{ ${Array.from({ length: 10_000 }, (_, i) => `a${i}: hello`).join(' ')} }`,
+        'TOKEN_LIMIT_EXCEEDED',
+      ],
       [`{ ${'items { '.repeat(1000)}id${' }'.repeat(1000)} }`, 'DEPTH_LIMIT_EXCEEDED'],
-      [`{ __schema { types { ${'ofType { '.repeat(1000)}name${' }'.repeat(1000)} } } }`, 'DEPTH_LIMIT_EXCEEDED'],
+      [
+        `{ __schema { types { ${'ofType { '.repeat(1000)}name${' }'.repeat(1000)} } } }`,
+        'DEPTH_LIMIT_EXCEEDED',
+      ],
     ]
     // A body limit of 1 MiB, so that each reaches the guard it is meant for.
     const roomy = make({ maxBodyBytes: 1024 * 1024 })
@@ -199,7 +274,12 @@ describe('GraphQL over HTTP', () => {
     expect(status).toBe(200)
     expect(body.data).toEqual({ hello: 'hello world', boom: null })
     expect(body.errors).toEqual([
-      { message: 'Internal server error.', locations: [{ line: 1, column: 9 }], path: ['boom'], extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+      {
+        message: 'Internal server error.',
+        locations: [{ line: 1, column: 9 }],
+        path: ['boom'],
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      },
     ])
     expect(JSON.stringify(body)).not.toContain('hunter2')
     expect(String(reported[0])).toContain('hunter2')
@@ -208,13 +288,21 @@ describe('GraphQL over HTTP', () => {
   test('a GraphQLError with a code keeps its message and extensions (partial result)', async () => {
     const { body } = await answer(await handler(post({ query: '{ hello refused }' })))
     expect(body.data).toEqual({ hello: 'hello world', refused: null })
-    expect(body.errors?.[0]).toMatchObject({ message: 'Not yours.', path: ['refused'], extensions: { code: 'FORBIDDEN', scopes: ['read:secrets'] } })
+    expect(body.errors?.[0]).toMatchObject({
+      message: 'Not yours.',
+      path: ['refused'],
+      extensions: { code: 'FORBIDDEN', scopes: ['read:secrets'] },
+    })
   })
 
   test('mutations run their top-level fields in series (GraphQL spec §6.2.2)', async () => {
     const log: string[] = []
     const serial = make({ rootValue: makeRootValue(log) })
-    const { body } = await answer(await serial(post({ query: 'mutation { a: step(label: "a") b: step(label: "b") c: step(label: "c") }' })))
+    const { body } = await answer(
+      await serial(
+        post({ query: 'mutation { a: step(label: "a") b: step(label: "b") c: step(label: "c") }' }),
+      ),
+    )
     expect(body.data).toEqual({ a: 'a', b: 'b', c: 'c' })
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c'])
     // Queries resolve their fields concurrently: the same resolvers interleave.
@@ -236,8 +324,12 @@ describe('GraphQL over HTTP', () => {
     const request = post({ query: '{ whoami }' })
     setPrincipal(request, { subject: 'alice', scopes: [], claims: {} })
     expect((await answer(await handler(request))).body.data).toEqual({ whoami: 'alice' })
-    const custom = make({ context: (_request, prepared) => ({ principal: { subject: `cost ${prepared.cost}` } }) })
-    expect((await answer(await custom(post({ query: '{ whoami }' })))).body.data).toEqual({ whoami: 'cost 0' })
+    const custom = make({
+      context: (_request, prepared) => ({ principal: { subject: `cost ${prepared.cost}` } }),
+    })
+    expect((await answer(await custom(post({ query: '{ whoami }' })))).body.data).toEqual({
+      whoami: 'cost 0',
+    })
   })
 
   test('onEvent tells each refusal by code and each operation with its cost', async () => {
@@ -270,7 +362,10 @@ describe('rate limit by cost', () => {
     expect(first.status).toBe(200)
     expect(first.headers.get('ratelimit-remaining')).toBe('90')
     expect(first.headers.get('ratelimit-limit')).toBe('100')
-    expect(first.body.extensions).toMatchObject({ cost: { requested: 10 }, throttle: { limit: 100, remaining: 90 } })
+    expect(first.body.extensions).toMatchObject({
+      cost: { requested: 10 },
+      throttle: { limit: 100, remaining: 90 },
+    })
     // cost 0 still costs 1
     const cheap = await answer(await handler(post({ query: '{ hello }' })))
     expect(cheap.headers.get('ratelimit-remaining')).toBe('89')
@@ -283,11 +378,14 @@ describe('rate limit by cost', () => {
       policies: [{ name: 'cost', quota: 30, windowSeconds: 3600 }],
       clock: () => 1_700_000_000_000,
     })
-    const handler = make({ rootValue: makeRootValue(log), rateLimit: { limiter, key: () => 'client-2' } })
+    const handler = make({
+      rootValue: makeRootValue(log),
+      rateLimit: { limiter, key: () => 'client-2' },
+    })
     expect((await handler(post({ query, variables: { n: 19 } }))).status).toBe(200) // 20
     const mutation = await answer(await handler(post({ query: 'mutation { step(label: "x") }' }))) // mutationCost 10
     expect(mutation.status).toBe(200)
-    expect(log).toEqual(["start x", "end x"])
+    expect(log).toEqual(['start x', 'end x'])
     const over = await answer(await handler(post({ query: 'mutation { step(label: "y") }' }))) // 10 > 0 left
     expect(over.status).toBe(429)
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0)

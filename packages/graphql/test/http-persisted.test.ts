@@ -96,9 +96,9 @@ describe('APQ exactly as Apollo Client performs it (PersistedQueryLink over Http
     // 1. The hash alone (no `query` member).
     expect(miss?.method).toBe('POST')
     expect(miss?.body).not.toHaveProperty('query')
-    const hash = (
-      miss?.body?.['extensions'] as { persistedQuery: { version: number; sha256Hash: string } }
-    ).persistedQuery
+    const { persistedQuery: hash } = miss?.body?.['extensions'] as {
+      persistedQuery: { version: number; sha256Hash: string }
+    }
     expect(hash.version).toBe(1)
     expect(miss?.status).toBe(200)
     expect(miss?.code).toBe('PERSISTED_QUERY_NOT_FOUND')
