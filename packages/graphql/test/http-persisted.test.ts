@@ -96,7 +96,7 @@ describe('APQ exactly as Apollo Client performs it (PersistedQueryLink over Http
     // 1. The hash alone (no `query` member).
     expect(miss?.method).toBe('POST')
     expect(miss?.body).not.toHaveProperty('query')
-    const { persistedQuery: hash } = miss?.body?.['extensions'] as {
+    const { persistedQuery: hash } = (miss?.body?.['extensions'] ?? {}) as {
       persistedQuery: { version: number; sha256Hash: string }
     }
     expect(hash.version).toBe(1)
