@@ -27,9 +27,9 @@ import type { Extra } from 'graphql-ws/use/ws'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import { codedError } from '../error.ts'
+import { maskError } from '../http/format.ts'
 import type { OperationPreparer, PreparerOptions } from '../http/operation.ts'
 import { createOperationPreparer } from '../http/operation.ts'
-import { formatErrors } from './errors.ts'
 
 /**
  * What {@link GraphQLWebSocketOptions.context} receives besides the principal.
@@ -302,14 +302,14 @@ export function attachGraphQLWebSocket(
       onNext(_ctx, _id, _payload, _args, result) {
         if (result.errors === undefined) return undefined
         const formatted: FormattedExecutionResult = {
-          errors: formatErrors(result.errors, report),
+          errors: result.errors.map((error) => maskError(error, report).toJSON()),
         }
         if (result.data !== undefined) formatted.data = result.data
         if (result.extensions !== undefined) formatted.extensions = result.extensions
         return formatted
       },
       onError(_ctx, _id, _payload, errors) {
-        return formatErrors(errors, report)
+        return errors.map((error) => maskError(error, report).toJSON())
       },
     },
     wss,
