@@ -80,7 +80,10 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
     connectionParams: Readonly<Record<string, unknown>> | undefined,
     request: IncomingMessage,
   ) => Promise<Principal | undefined>
-  /** The GraphQL context value of each operation (default `{ principal }`). */
+  /**
+   * The GraphQL context value of each operation (default `{ principal }`, what
+   * `authorizeSchema` reads). A rejection answers `INTERNAL_SERVER_ERROR` and goes to `onError`.
+   */
   readonly context?: (principal: Principal | undefined, connection: WebSocketConnection) => unknown
   /** The root value operations execute against. */
   readonly rootValue?: unknown
@@ -257,12 +260,13 @@ export function attachGraphQLWebSocket(
           ]
         }
         const { principal } = ctx.extra
-        const contextValue =
-          options.context === undefined
-            ? { principal }
-            : options.context(principal, connectionOf(ctx))
+        let contextValue: unknown
         let prepared: Awaited<ReturnType<OperationPreparer['prepare']>>
         try {
+          contextValue =
+            options.context === undefined
+              ? { principal }
+              : await options.context(principal, connectionOf(ctx))
           // The protocol requires `query` to be a string; a client sending only a persisted
           // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
           const request = payload.query === '' ? { ...payload, query: undefined } : payload
