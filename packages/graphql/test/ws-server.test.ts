@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto'
+import type { SubscribePayload } from 'graphql-ws'
 import { afterEach, describe, expect, test } from 'vitest'
+import {
+  createGraphQLHandler,
+  createOperationPreparer,
+  MemoryPersistedDocumentStore,
+} from '../src/index.ts'
 import type { Harness } from './ws-support.ts'
 import { closeCode, collect, MemoryPubSub, makeSchema, raw, start, take } from './ws-support.ts'
 
@@ -305,5 +311,56 @@ describe('the same operation preparation as HTTP', () => {
     expect((await collect(client, { query: '', extensions: { persistedQuery } })).results).toEqual([
       { data: { hello: 'world' } },
     ])
+  })
+})
+
+describe('persisted documents shared with the HTTP endpoint', () => {
+  const query = '{ hello }'
+  const sha256Hash = createHash('sha256').update(query).digest('hex')
+
+  test('a document registered over HTTP (APQ) runs by its hash over the socket', async () => {
+    const store = new MemoryPersistedDocumentStore()
+    const schema = makeSchema(new MemoryPubSub())
+    const http = createGraphQLHandler({ schema, persistedQueries: { store } })
+    harness = await start({ schema, persistedQueries: { store } })
+    const persistedQuery = { version: 1, sha256Hash }
+    const registered = await http(
+      new Request('http://localhost/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, extensions: { persistedQuery } }),
+      }),
+    )
+    expect(registered.status).toBe(200)
+    expect(
+      (await collect(harness.client(), { query: '', extensions: { persistedQuery } })).results,
+    ).toEqual([{ data: { hello: 'world' } }])
+  })
+
+  test('allow-list mode: a registered documentId runs, a full document is PERSISTED_QUERY_ONLY', async () => {
+    const store = new MemoryPersistedDocumentStore()
+    await store.set(`sha256:${sha256Hash}`, query)
+    harness = await start({
+      schema: makeSchema(new MemoryPubSub()),
+      persistedQueries: { store, mode: 'allow-list' },
+    })
+    const client = harness.client()
+    // graphql-ws's payload carries `query`; the id travels as an extra member, as over HTTP.
+    const byId = { query: '', documentId: `sha256:${sha256Hash}` } as SubscribePayload
+    expect((await collect(client, byId)).results).toEqual([{ data: { hello: 'world' } }])
+    const refused = await collect(client, { query })
+    expect((refused.error as { extensions: { code: string } }[])[0]!.extensions.code).toBe(
+      'PERSISTED_QUERY_ONLY',
+    )
+  })
+
+  test('a preparer given is the one used', async () => {
+    const schema = makeSchema(new MemoryPubSub())
+    const preparer = createOperationPreparer({ schema, guards: { maxDepth: 1 } })
+    harness = await start({ schema, preparer })
+    const { error } = await collect(harness.client(), { query: '{ deep { leaf } }' })
+    expect((error as { extensions: { code: string } }[])[0]!.extensions.code).toBe(
+      'DEPTH_LIMIT_EXCEEDED',
+    )
   })
 })

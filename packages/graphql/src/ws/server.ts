@@ -30,6 +30,7 @@ import { codedError } from '../error.ts'
 import { maskError } from '../http/format.ts'
 import type { OperationPreparer, PreparerOptions } from '../http/operation.ts'
 import { createOperationPreparer } from '../http/operation.ts'
+import { chargeFor, rateLimitedError } from '../http/rate-limit.ts'
 
 /**
  * What {@link GraphQLWebSocketOptions.context} receives besides the principal.
@@ -66,8 +67,9 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
   /** The URL path upgrades are accepted on (default `/graphql`); the query string is ignored. */
   readonly path?: string
   /**
-   * A preparer made by `createOperationPreparer` (for instance the HTTP endpoint's, so both
-   * share one document cache); default: one made from these options.
+   * A preparer made by `createOperationPreparer`; default: one made from these options. Give
+   * the HTTP endpoint and this server the same `persistedQueries.store`, so a document
+   * registered on one (APQ) or loaded once (allow-list) is known to both.
    */
   readonly preparer?: OperationPreparer
   /**
@@ -94,13 +96,18 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
    */
   readonly operations?: readonly ('query' | 'mutation' | 'subscription')[]
   /**
-   * Charges each operation's cost (`max(1, ceil(cost))`) to a rate limit before it runs; a
-   * refusal answers an `error` message with code `RATE_LIMITED` and `retryAfterSeconds`. A
-   * failing limiter store lets the operation through and goes to `onError`.
+   * Charges each operation's cost (`max(1, ceil(cost))`, as the HTTP endpoint does) to a rate
+   * limit before it runs, keyed by `key` (for instance `principalKey(principal)` of
+   * @api-blocks/core); a refusal answers an `error` message with code `RATE_LIMITED`, `cost`
+   * and `retryAfterSeconds`. A failing limiter store lets the operation through and goes to
+   * `onError`.
    */
   readonly rateLimit?: {
     readonly limiter: RateLimiter
-    readonly key: (principal: Principal | undefined, request: IncomingMessage) => string
+    readonly key: (
+      principal: Principal | undefined,
+      request: IncomingMessage,
+    ) => string | Promise<string>
   }
   /** Milliseconds to wait for `connection_init` before closing with 4408 (default 3,000). */
   readonly connectionInitWaitTimeout?: number
@@ -240,7 +247,10 @@ export function attachGraphQLWebSocket(
           principal = await authenticate(ctx.connectionParams, ctx.extra.request)
         } catch (error) {
           report(error)
-          throw new Error('authenticate failed')
+          // graphql-ws's 4500 Internal Server Error; the close that `false` asks for next finds
+          // the socket closing already and does nothing.
+          ctx.extra.socket.close(4500, 'Internal server error')
+          return false
         }
         // graphql-ws PROTOCOL.md, ConnectionInit: the server may close with 4403 Forbidden.
         if (principal === undefined) return false
@@ -339,18 +349,13 @@ async function charge(
   cost: number,
   report: (error: unknown) => void,
 ): Promise<GraphQLError | undefined> {
+  const units = chargeFor(cost)
   try {
-    const result = await rateLimit.limiter.check(
-      rateLimit.key(principal, request),
-      Math.max(1, Math.ceil(cost)),
-    )
-    if (result.allowed) return undefined
-    return codedError('RATE_LIMITED', 'Rate limit exceeded; retry later.', {
-      retryAfterSeconds: result.retryAfterSeconds,
-    })
+    const result = await rateLimit.limiter.check(await rateLimit.key(principal, request), units)
+    return result.allowed ? undefined : rateLimitedError(result, units)
   } catch (error) {
-    // Fail open, as the rate-limit middleware does by default: an outage of the limiter's
-    // store must not take the API down with it.
+    // Fail open, as the HTTP endpoint and the rate-limit middleware do by default: an outage
+    // of the limiter's store must not take the API down with it.
     report(error)
     return undefined
   }
