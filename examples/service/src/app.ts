@@ -399,7 +399,9 @@ export function createService(options: ServiceOptions = {}): Service {
       }),
       key: (request) => rateLimitKey(request),
     },
-    ...(onError ? { onError } : {}),
+    // A resolver's error, masked to the client as INTERNAL_SERVER_ERROR (the request id of the
+    // line comes from the request log's context).
+    ...(logger ? { onError: (error: unknown) => errorLog(logger)(error, undefined) } : {}),
   })
   const graphql = compose(protect, keyed, errorBoundary())(graphqlHandler)
 

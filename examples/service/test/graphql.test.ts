@@ -245,7 +245,7 @@ describe('the write path of POST /v1/orders', () => {
       settings: { retry: undefined, timeoutMs: undefined, allowedOrigins: ['http://127.0.0.1:9'] },
     })
     await start({ webhooks })
-    const endpoint = await webhooks.registry.create({
+    const { endpoint } = await webhooks.registry.create({
       url: 'http://127.0.0.1:9/orders',
       events: ['order.created'],
     })
