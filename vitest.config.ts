@@ -27,11 +27,6 @@ export default defineConfig({
     // and restore the global Request and Response, and other tests patch globals too. (Stated
     // here, vitest stops suggesting `isolate: false` after every run.)
     isolate: true,
-    // graphql-http, graphql-sse and graphql-ws import `graphql` by its bare name; run natively,
-    // Node gives them graphql's CommonJS build while the sources (through Vite) get its ESM
-    // build, and graphql-js refuses a schema of the other copy ("from another module or
-    // realm"). Inlined, they resolve it as the sources do: one graphql per test file.
-    server: { deps: { inline: ['graphql-http', 'graphql-sse', 'graphql-ws'] } },
     projects: [
       { extends: true, test: { name: 'docs', root: 'scripts', include: ['*.test.ts'] } },
       ...workspaces.map((dir) => ({
