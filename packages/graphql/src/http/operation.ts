@@ -114,6 +114,12 @@ export interface PreparerOptions {
   readonly onError?: (error: unknown) => void
 }
 
+/**
+ * The document cache also holds at most this many characters of sources (4 Mi: a parsed
+ * document takes some tens of times its source), whatever `maxDocuments` says.
+ */
+const MAX_CACHED_CHARS = 4 * 1024 * 1024
+
 /** What the cache keeps per document source: the work that does not depend on variables. */
 interface CachedDocument {
   readonly document?: DocumentNode
@@ -247,6 +253,7 @@ export function createOperationPreparer(options: PreparerOptions): OperationPrep
     return { document: parsed, analysis, errors }
   }
 
+  let cachedChars = 0
   const lookup = (source: string): CachedDocument => {
     const hit = cache.get(source)
     if (hit !== undefined) {
@@ -256,11 +263,15 @@ export function createOperationPreparer(options: PreparerOptions): OperationPrep
       return hit
     }
     const compiled = compile(source)
-    if (cache.size >= maxDocuments) {
-      const oldest = cache.keys().next()
-      if (oldest.done !== true) cache.delete(oldest.value)
+    if (maxDocuments > 0 && source.length <= MAX_CACHED_CHARS) {
+      cache.set(source, compiled)
+      cachedChars += source.length
+      for (const oldest of cache.keys()) {
+        if (cache.size <= maxDocuments && cachedChars <= MAX_CACHED_CHARS) break
+        cache.delete(oldest)
+        cachedChars -= oldest.length
+      }
     }
-    if (maxDocuments > 0) cache.set(source, compiled)
     return compiled
   }
 
