@@ -350,15 +350,66 @@ describe('GraphQL over HTTP', () => {
     expect(off.errors?.[0]?.extensions?.['code']).toBe('INTROSPECTION_DISABLED')
   })
 
-  test('hostile documents are refused with a code, before execution', async () => {
-    const deep = `{ ${'viewer { '.repeat(1)}${'a: __typename '.repeat(40)}} }`
-    const response = await post({ query: deep })
-    const body = (await response.json()) as GraphQLBody
-    expect(body.errors?.[0]?.extensions?.['code']).toBe('ALIAS_LIMIT_EXCEEDED')
-    const list = await post({ query: '{ viewer { scopes } }', variables: [] })
-    expect(list.status).toBe(400)
-    expect(((await list.json()) as GraphQLBody).errors?.[0]?.extensions?.['code']).toBe(
-      'BAD_REQUEST',
-    )
+  test('hostile documents are refused with a code, before execution; the process keeps answering', async () => {
+    const doubling = [
+      '{ ...F0 }',
+      ...Array.from(
+        { length: 30 },
+        (_, index) => `fragment F${index} on Query { ...F${index + 1} ...F${index + 1} }`,
+      ),
+      'fragment F30 on Query { viewer { clientId } }',
+    ].join(' ')
+    const table: [string, unknown, number, string][] = [
+      ['fragment doubling to 2^30 nodes', { query: doubling }, 400, 'NODE_LIMIT_EXCEEDED'],
+      [
+        'a fragment cycle',
+        { query: '{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }' },
+        400,
+        'GRAPHQL_VALIDATION_FAILED',
+      ],
+      [
+        '1,000 aliases',
+        { query: `{ ${'a: __typename '.repeat(1000)}}` },
+        400,
+        'ALIAS_LIMIT_EXCEEDED',
+      ],
+      [
+        '10,000 aliases (over the token limit first)',
+        { query: `{ ${'a:b '.repeat(10_000)}}` },
+        400,
+        'TOKEN_LIMIT_EXCEEDED',
+      ],
+      [
+        'depth 1,000',
+        { query: `${'{ a '.repeat(1000)}${'}'.repeat(1000)}` },
+        400,
+        'DEPTH_LIMIT_EXCEEDED',
+      ],
+      ['variables: []', { query: '{ viewer { scopes } }', variables: [] }, 400, 'BAD_REQUEST'],
+      [
+        'a huge variable list',
+        {
+          query: 'query ($ids: [ID!]!) { viewer { scopes } }',
+          variables: { ids: Array.from({ length: 20_000 }, () => 'x') },
+        },
+        413,
+        'BODY_TOO_LARGE',
+      ],
+      ['no document', { variables: {} }, 400, 'BAD_REQUEST'],
+    ]
+    for (const [name, body, status, code] of table) {
+      const response = await post(body, {
+        headers: { accept: 'application/graphql-response+json' },
+      })
+      const answer = (await response.json()) as GraphQLBody
+      expect([
+        name,
+        response.status,
+        answer.errors?.map((error) => error.extensions?.['code']),
+      ]).toEqual([name, status, [code]])
+    }
+    expect((await run('{ viewer { clientId } }')).data).toEqual({
+      viewer: { clientId: 'demo-backend' },
+    })
   })
 })
