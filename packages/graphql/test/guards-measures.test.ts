@@ -156,7 +156,16 @@ describe('analyzeDocument: static measures', () => {
   })
 
   test('MUST: the standard introspection query of graphql-js 17 passes the default limits (depth 15)', () => {
-    const measures = measure(getIntrospectionQuery17({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true }))
+    const measures = measure(
+      getIntrospectionQuery17({
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        schemaDescription: true,
+        inputValueDeprecation: true,
+        oneOf: true,
+      }),
+    )
     expect(measures).toMatchObject({ depth: 15, errors: [] })
   })
 

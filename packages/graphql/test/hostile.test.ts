@@ -15,25 +15,37 @@ import { analyzeDocument, type GuardOptions, parseDocument } from '../src/index.
 import { schema } from './guards-fixtures.ts'
 
 /** parseDocument, then the static guards, then (only if those pass) the cost: the first refusal's codes. */
-function refusal(source: string, options: GuardOptions = {}): { codes: string[]; actual?: unknown } {
+function refusal(
+  source: string,
+  options: GuardOptions = {},
+): { codes: string[]; actual?: unknown } {
   const document = parseDocument(source, options)
   if (document instanceof GraphQLError) return { codes: [String(document.extensions['code'])] }
   const analysis = analyzeDocument(schema, document, options)
-  const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION) as OperationDefinitionNode
+  const operation = document.definitions.find(
+    (d) => d.kind === Kind.OPERATION_DEFINITION,
+  ) as OperationDefinitionNode
   const { errors } = analysis.operation(operation)
   const refused = errors.length > 0 ? errors : analysis.cost(operation, {}).errors
-  return { codes: refused.map((e) => String(e.extensions['code'])), actual: refused[0]?.extensions['actual'] }
+  return {
+    codes: refused.map((e) => String(e.extensions['code'])),
+    actual: refused[0]?.extensions['actual'],
+  }
 }
 
 function doubling(levels: number): string {
   let source = `{ ...F${levels} }\nfragment F0 on Query { answer }\n`
-  for (let i = 1; i <= levels; i++) source += `fragment F${i} on Query { ...F${i - 1} ...F${i - 1} }\n`
+  for (let i = 1; i <= levels; i++)
+    source += `fragment F${i} on Query { ...F${i - 1} ...F${i - 1} }\n`
   return source
 }
 
-const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: __typename`).join(' ')} }`
-const nested = (n: number) => `{ ${'order(id: 1) { customer { '.repeat(Math.ceil(n / 2))}name${' } }'.repeat(Math.ceil(n / 2))} }`
-const ofType = (n: number) => `{ __schema { types { ${'ofType { '.repeat(n)}name${' }'.repeat(n)} } } }`
+const aliases = (n: number) =>
+  `{ ${Array.from({ length: n }, (_, i) => `a${i}: __typename`).join(' ')} }`
+const nested = (n: number) =>
+  `{ ${'order(id: 1) { customer { '.repeat(Math.ceil(n / 2))}name${' } }'.repeat(Math.ceil(n / 2))} }`
+const ofType = (n: number) =>
+  `{ __schema { types { ${'ofType { '.repeat(n)}name${' }'.repeat(n)} } } }`
 const directives = (n: number) => `{ answer ${'@include(if: true) '.repeat(n)}}`
 const big = { maxTokens: 1_000_000 }
 
@@ -42,14 +54,32 @@ describe('hostile documents are refused with a code, none throws', () => {
     ['fragment doubling to 2^30 nodes', 'NODE_LIMIT_EXCEEDED', doubling(30), {}, 2 ** 30],
     ['fragment doubling to 2^100 nodes', 'NODE_LIMIT_EXCEEDED', doubling(100), {}, 2 ** 100],
     ['10,000 aliases (token limit first)', 'TOKEN_LIMIT_EXCEEDED', aliases(10_000), {}, undefined],
-    ['10,000 __typename aliases (tokens allowed)', 'ALIAS_LIMIT_EXCEEDED', aliases(10_000), big, 10_000],
+    [
+      '10,000 __typename aliases (tokens allowed)',
+      'ALIAS_LIMIT_EXCEEDED',
+      aliases(10_000),
+      big,
+      10_000,
+    ],
     ['depth 1,000', 'DEPTH_LIMIT_EXCEEDED', nested(1_000), {}, 1_001],
     ['depth 5,000 (token limit first)', 'TOKEN_LIMIT_EXCEEDED', nested(5_000), {}, undefined],
     ['a 1,000-deep ofType chain', 'DEPTH_LIMIT_EXCEEDED', ofType(1_000), {}, 1_003],
-    ['5,000 directives on one field (token limit first)', 'TOKEN_LIMIT_EXCEEDED', directives(5_000), {}, undefined],
+    [
+      '5,000 directives on one field (token limit first)',
+      'TOKEN_LIMIT_EXCEEDED',
+      directives(5_000),
+      {},
+      undefined,
+    ],
     ['1,000 directives on one field', 'DIRECTIVE_LIMIT_EXCEEDED', directives(1_000), {}, 1_000],
     ['a page of 10,000', 'PAGE_SIZE_EXCEEDED', '{ items(first: 10000) { id } }', {}, 10_000],
-    ['nested lists at the page cap', 'COST_LIMIT_EXCEEDED', '{ orders(first: 100) { edges { node { items(first: 100) { price } } } } }', {}, 1 + 100 * (2 + 1 + 100 * 3.5)],
+    [
+      'nested lists at the page cap',
+      'COST_LIMIT_EXCEEDED',
+      '{ orders(first: 100) { edges { node { items(first: 100) { price } } } } }',
+      {},
+      1 + 100 * (2 + 1 + 100 * 3.5),
+    ],
   ] as const)('%s → %s', (_, code, source, options, actual) => {
     const result = refusal(source, options)
     expect(result.codes).toEqual([code])
@@ -62,7 +92,9 @@ describe('hostile documents are refused with a code, none throws', () => {
     const analysis = analyzeDocument(schema, document, { maxNodes: Number.POSITIVE_INFINITY })
     expect(analysis.operation(operation).nodes).toBe(2 ** 60)
     // Each F0 costs 0 (a scalar): wrap it in an object field to make the cost count.
-    const costly = parseDocument(doubling(60).replace('{ answer }', '{ heavy { name } }')) as DocumentNode
+    const costly = parseDocument(
+      doubling(60).replace('{ answer }', '{ heavy { name } }'),
+    ) as DocumentNode
     const costlyOperation = costly.definitions[0] as OperationDefinitionNode
     const result = analyzeDocument(schema, costly).cost(costlyOperation, {})
     expect(result.cost).toBe(7 * 2 ** 60)
@@ -76,19 +108,33 @@ describe('hostile documents are refused with a code, none throws', () => {
     const analysis = analyzeDocument(schema, document)
     expect(analysis.operation(operation)).toMatchObject({ nodes: 3, errors: [] })
     expect(analysis.cost(operation, {})).toEqual({ cost: 0, errors: [] })
-    expect(validate(schema, document, specifiedRules).map((e) => e.message)).toContain('Cannot spread fragment "A" within itself via "B".')
+    expect(validate(schema, document, specifiedRules).map((e) => e.message)).toContain(
+      'Cannot spread fragment "A" within itself via "B".',
+    )
   })
 
   test('depth 5,000 and 100,000 built as syntax trees (past what the parser accepts): exact depth, no stack overflow', () => {
     for (const depth of [5_000, 100_000]) {
       let selectionSet: SelectionSetNode = { kind: Kind.SELECTION_SET, selections: [field('name')] }
-      for (let i = 1; i < depth; i++) selectionSet = { kind: Kind.SELECTION_SET, selections: [field(i % 2 ? 'customer' : 'order', selectionSet)] }
-      const operation: OperationDefinitionNode = { kind: Kind.OPERATION_DEFINITION, operation: 'query' as never, selectionSet }
+      for (let i = 1; i < depth; i++)
+        selectionSet = {
+          kind: Kind.SELECTION_SET,
+          selections: [field(i % 2 ? 'customer' : 'order', selectionSet)],
+        }
+      const operation: OperationDefinitionNode = {
+        kind: Kind.OPERATION_DEFINITION,
+        operation: 'query' as never,
+        selectionSet,
+      }
       const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation] }
       const analysis = analyzeDocument(schema, document)
       const result = analysis.operation(operation)
       expect(result.depth).toBe(depth)
-      expect(result.errors[0]?.extensions).toEqual({ code: 'DEPTH_LIMIT_EXCEEDED', limit: 20, actual: depth })
+      expect(result.errors[0]?.extensions).toEqual({
+        code: 'DEPTH_LIMIT_EXCEEDED',
+        limit: 20,
+        actual: depth,
+      })
       // Cost is only for validated documents, yet even here it answers instead of throwing.
       expect(() => analysis.cost(operation, {})).not.toThrow()
     }
@@ -97,7 +143,10 @@ describe('hostile documents are refused with a code, none throws', () => {
   test('a document with 200 fragments spreading each other 50 times is measured once per fragment', () => {
     let source = '{ ...F0 }\n'
     for (let i = 0; i < 200; i++) {
-      const spreads = Array.from({ length: 50 }, (_, j) => `...F${Math.min(199, i + 1 + (j % 5))}`).join(' ')
+      const spreads = Array.from(
+        { length: 50 },
+        (_, j) => `...F${Math.min(199, i + 1 + (j % 5))}`,
+      ).join(' ')
       source += `fragment F${i} on Query { answer ${i < 199 ? spreads : ''} }\n`
     }
     const result = refusal(source, big)
@@ -107,5 +156,9 @@ describe('hostile documents are refused with a code, none throws', () => {
 })
 
 function field(name: string, selectionSet?: SelectionSetNode): FieldNode {
-  return { kind: Kind.FIELD, name: { kind: Kind.NAME, value: name }, ...(selectionSet ? { selectionSet } : {}) } as FieldNode
+  return {
+    kind: Kind.FIELD,
+    name: { kind: Kind.NAME, value: name },
+    ...(selectionSet ? { selectionSet } : {}),
+  } as FieldNode
 }
