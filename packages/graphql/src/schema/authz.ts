@@ -198,7 +198,8 @@ function fieldScopes(
  * Wraps, in place, the resolvers (and subscription `subscribe` functions) of every field that
  * requires scopes: through `@requiresScopes` on the field or its object type (SDL), or through
  * `extensions: { requiresScopes: [...] }` on either (code-first). Returns the same schema.
- * Calling it again wraps nothing twice. Introspection fields are never wrapped.
+ * Call it after the resolvers are in place (a resolver assigned later is not checked); calling
+ * it again wraps the new ones and nothing twice. Introspection fields are never wrapped.
  *
  * @example
  * ```ts

@@ -4,4 +4,9 @@
  *
  * @module
  */
-export {}
+export type {
+  GraphQLWebSocketOptions,
+  GraphQLWebSocketServer,
+  WebSocketConnection,
+} from './server.ts'
+export { attachGraphQLWebSocket } from './server.ts'
