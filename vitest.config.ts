@@ -49,7 +49,10 @@ export default defineConfig({
           // under a loaded CI machine they outgrow vitest's 5 s default though nothing hangs.
           ...(dir.startsWith('examples/') ? { testTimeout: 20_000 } : {}),
           typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'] },
-          ...(dir === 'packages/graphql' ? { server: graphqlServer } : {}),
+          // examples/service serves /graphql with graphql-http, graphql-sse and graphql-ws too.
+          ...(dir === 'packages/graphql' || dir === 'examples/service'
+            ? { server: graphqlServer }
+            : {}),
         },
       })),
       // The same tests of packages/graphql on graphql-js 17 (the peer range is ^16.6 || ^17):

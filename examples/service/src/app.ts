@@ -1,5 +1,13 @@
-// The reference service: every block composed in front of the /v1/orders resource.
-import { clientAddressOf, setClientAddress } from '@api-blocks/core'
+// The reference service: every block composed in front of the /v1/orders resource, and the
+// same orders over GraphQL on /graphql.
+import type { Principal } from '@api-blocks/core'
+import { clientAddressOf, setClientAddress, storeGuard } from '@api-blocks/core'
+import type { PersistedDocumentStore, PreparerOptions, PubSub } from '@api-blocks/graphql'
+import {
+  createGraphQLHandler,
+  MemoryPersistedDocumentStore,
+  MemoryPubSub,
+} from '@api-blocks/graphql'
 import type { Handler, Middleware } from '@api-blocks/http'
 import {
   compose,
@@ -17,12 +25,20 @@ import type { CursorKey } from '@api-blocks/pagination'
 import { createCursorCodec } from '@api-blocks/pagination'
 import { problems } from '@api-blocks/problem-details'
 import type { RateLimitPolicy, RateLimitStore } from '@api-blocks/rate-limit'
-import { MemoryRateLimitStore, rateLimit, rateLimitKey } from '@api-blocks/rate-limit'
+import {
+  createRateLimiter,
+  MemoryRateLimitStore,
+  rateLimit,
+  rateLimitKey,
+} from '@api-blocks/rate-limit'
 import type { OAuthOptions } from './auth/server.ts'
 import { createOAuth, isOAuthPath } from './auth/server.ts'
+import { publishOrderChanges } from './graphql/changes.ts'
+import { GUARDS, orderSchema } from './graphql/index.ts'
 import type { Logger } from './log.ts'
 import { errorLog, idempotencyLog, oauthLog, rateLimitLog, requestLog } from './log.ts'
 import { openApiDocument } from './openapi.ts'
+import { orderCreator } from './orders/create.ts'
 import { orderRoutes } from './orders/routes.ts'
 import type { OrderStore } from './orders/store.ts'
 import { MemoryOrderStore } from './orders/store.ts'
@@ -101,6 +117,13 @@ export interface ServiceOptions {
    * it, a second request with the same Idempotency-Key arrives while the first is in flight.
    */
   createLatencyMs?: number
+  /**
+   * Carries order changes to the `orderChanged` subscriptions (default: in memory, this
+   * process's subscribers only). A `RedisPubSub` reaches the subscribers of every instance.
+   */
+  pubsub?: PubSub
+  /** GraphQL on /graphql (docs/service.md, "GraphQL"). */
+  graphql?: ServiceGraphQLOptions
   /** Receives every error answered as a 5xx (default: logged at error by `logger`). */
   onError?: (error: unknown, request: Request) => void
   /**
@@ -109,6 +132,33 @@ export interface ServiceOptions {
    * limiter go to the console at most once a minute (rateLimit's own report).
    */
   logger?: Logger
+}
+
+/** How /graphql is set up; every member has a default. */
+export interface ServiceGraphQLOptions {
+  /** Whether `__schema` and `__type` are answered (default true; main.ts: off in production). */
+  introspection?: boolean
+  /**
+   * Persisted documents: `apq` (default: Apollo's automatic persisted queries and `documentId`),
+   * `allow-list` (only the documents of the store run: load a manifest into it first), or
+   * `false` (none).
+   */
+  persistedQueries?: 'apq' | 'allow-list' | false
+  /** Where persisted documents live (default: in memory, 1000 documents). */
+  persistedDocuments?: PersistedDocumentStore
+}
+
+/**
+ * The service: one Fetch handler for every HTTP request, and what a WebSocket server needs to
+ * serve the same GraphQL operations (main.ts attaches one at /graphql).
+ */
+export interface Service extends Handler {
+  graphql: {
+    /** The schema, the guards and the persisted documents of /graphql. */
+    operations: PreparerOptions
+    /** The principal of an `Authorization` value, for `connection_init` (src/auth/server.ts). */
+    authenticate: (authorization: string | null | undefined) => Promise<Principal | undefined>
+  }
 }
 
 /** Per client: a burst of 10 per second, and 1000 per hour. */
@@ -123,19 +173,33 @@ const DEFAULT_LOGIN_RATE_LIMITS: readonly RateLimitPolicy[] = [
 ]
 
 /** Builds the service as one Fetch handler. */
-export function createService(options: ServiceOptions = {}): Handler {
+export function createService(options: ServiceOptions = {}): Service {
   // One body limit for every route and every layer that reads a body: limits() records it per
   // request (core's setBodyLimit), so the idempotency middleware reads no more than the route
   // accepts and answers the same 413.
   const { logger } = options
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024
   const webhooks = options.webhooks ?? createWebhooks(options.clock ? { clock: options.clock } : {})
-  const store =
+  const onError = options.onError ?? (logger ? errorLog(logger) : undefined)
+  // Every committed write of an order, from /v1 or /graphql, reaches the orderChanged
+  // subscribers through the pub/sub (src/graphql/changes.ts).
+  const pubsub = options.pubsub ?? new MemoryPubSub()
+  const store = publishOrderChanges(
     options.orderStore ??
-    new MemoryOrderStore({
-      ...(options.clock ? { clock: options.clock } : {}),
-      events: webhooks.orderEvents,
-    })
+      new MemoryOrderStore({
+        ...(options.clock ? { clock: options.clock } : {}),
+        events: webhooks.orderEvents,
+      }),
+    {
+      pubsub,
+      ...(logger
+        ? { onError: (error) => logger.error({ err: error }, 'orderChanged publish failed') }
+        : {}),
+    },
+  )
+  // One create path for POST /v1/orders and the createOrder mutation.
+  const create = orderCreator({ store, createLatencyMs: options.createLatencyMs ?? 0 })
+  const page = { defaultLimit: 20, maxLimit: 100 }
   const publicUrl = options.publicUrl ?? 'http://localhost:3000'
   const cursors = createCursorCodec({
     keys: options.cursorKeys ?? [
@@ -173,8 +237,8 @@ export function createService(options: ServiceOptions = {}): Handler {
       store,
       publicUrl,
       cursors,
-      page: { defaultLimit: 20, maxLimit: 100 },
-      createLatencyMs: options.createLatencyMs ?? 0,
+      page,
+      create,
       schedule: options.schedule ?? ((task) => setTimeout(task, 500).unref()),
     }),
     ...webhookRoutes({
@@ -273,7 +337,6 @@ export function createService(options: ServiceOptions = {}): Handler {
   const keyed: Middleware = (request, next) =>
     isWebhookPath(new URL(request.url).pathname) ? next(request) : withKeys(request, next)
 
-  const onError = options.onError ?? (logger ? errorLog(logger) : undefined)
   // The API: JSON only, a bearer token on /v1 (before the limiter and the idempotency layer, so
   // both key on the principal the token names).
   const api = compose(
@@ -295,9 +358,57 @@ export function createService(options: ServiceOptions = {}): Handler {
       problemResponse(problems.notFound.create({ detail: 'No resource at this path.' }), request)
     )
   })
+
+  // GraphQL on /graphql (docs/service.md, "GraphQL"), outside negotiation() (its clients ask for
+  // application/graphql-response+json, or text/event-stream for a subscription): the bearer
+  // layer of /v1 (401 without a valid token; the scopes are the fields' own, @requiresScopes),
+  // the same Idempotency-Keys, and no flat charge: the handler charges each operation its
+  // cost, with the limiter state and key of /v1, so both interfaces draw on one budget per
+  // principal. The WebSocket server main.ts attaches runs the same operations.
+  const graphqlSettings = options.graphql ?? {}
+  const persisted = graphqlSettings.persistedQueries ?? 'apq'
+  const operations: PreparerOptions = {
+    schema: orderSchema({ store, create, cursors, page, pubsub }),
+    guards: GUARDS,
+    introspection: graphqlSettings.introspection ?? true,
+    persistedQueries:
+      persisted === false
+        ? false
+        : {
+            store: graphqlSettings.persistedDocuments ?? new MemoryPersistedDocumentStore(),
+            mode: persisted,
+          },
+  }
+  // As rateLimit() does for /v1: a store that hangs costs a request at most 200 ms, and none
+  // while the breaker knows it is down.
+  const limiterGuard = storeGuard({
+    timeoutMs: 200,
+    breaker: {},
+    ...(options.clock ? { clock: options.clock } : {}),
+  })
+  const graphqlHandler = createGraphQLHandler({
+    ...operations,
+    rateLimit: {
+      limiter: createRateLimiter({
+        store: {
+          consume: (check) => limiterGuard.run(() => rateLimitStore.consume(check)),
+          reset: (key) => limiterGuard.run(() => rateLimitStore.reset(key)),
+        },
+        policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+        ...(options.clock ? { clock: options.clock } : {}),
+      }),
+      key: (request) => rateLimitKey(request),
+    },
+    // A resolver's error, masked to the client as INTERNAL_SERVER_ERROR (the request id of the
+    // line comes from the request log's context).
+    ...(logger ? { onError: (error: unknown) => errorLog(logger)(error, undefined) } : {}),
+  })
+  const graphql = compose(protect, keyed, errorBoundary())(graphqlHandler)
+
   const front: Handler = (request) => {
     const path = new URL(request.url).pathname
     if (path === '/login' && request.method === 'POST') return limitLogin(request, authorization)
+    if (path === GRAPHQL_PATH) return graphql(request)
     return isOAuthPath(path) ? authorization(request) : api(request)
   }
   const handler = compose(
@@ -319,8 +430,13 @@ export function createService(options: ServiceOptions = {}): Handler {
     compress(),
     recordAddress,
   )(front)
-  return handler
+  return Object.assign(handler, {
+    graphql: { operations, authenticate: oauth.authenticate },
+  })
 }
+
+/** Where GraphQL is served: POST, GET and server-sent events here, WebSocket by main.ts. */
+export const GRAPHQL_PATH = '/graphql'
 
 /** Whether `path` is the webhook endpoints resource or below it. */
 function isWebhookPath(path: string): boolean {

@@ -347,3 +347,82 @@ export function parseWebhookSettings(env: WebhookEnvironment): WebhookSettings {
     allowedOrigins,
   }
 }
+
+/** The GraphQL settings of the environment (docs/service.md, "GraphQL"). */
+export interface GraphQLSettings {
+  /** `GRAPHQL_PERSISTED_QUERIES`: `apq` (default), `allow-list` or `off` (false). */
+  persistedQueries: 'apq' | 'allow-list' | false
+  /**
+   * `GRAPHQL_PERSISTED_MANIFEST`: the manifest's JSON (an Apollo persisted query manifest, or a
+   * `{ "<id>": "<document>" }` map), read from the file it names; required with `allow-list`.
+   */
+  manifest: unknown
+  /** `GRAPHQL_INTROSPECTION` (`true` or `false`): default on, off when NODE_ENV is production. */
+  introspection: boolean
+}
+
+/** The environment variables {@link parseGraphQLSettings} reads. */
+export interface GraphQLEnvironment {
+  GRAPHQL_PERSISTED_QUERIES?: string | undefined
+  GRAPHQL_PERSISTED_MANIFEST?: string | undefined
+  GRAPHQL_INTROSPECTION?: string | undefined
+  NODE_ENV?: string | undefined
+}
+
+/** A manifest larger than this is a mistake (a build's operations are kilobytes each). */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+
+/**
+ * Reads `GRAPHQL_PERSISTED_QUERIES`, `GRAPHQL_PERSISTED_MANIFEST` and `GRAPHQL_INTROSPECTION`.
+ * Anything invalid is a {@link ConfigError} naming the variable.
+ *
+ * @example
+ * ```ts
+ * parseGraphQLSettings({ GRAPHQL_PERSISTED_QUERIES: 'allow-list', GRAPHQL_PERSISTED_MANIFEST: 'ops.json' })
+ * // { persistedQueries: 'allow-list', manifest: { format: 'apollo-persisted-query-manifest', … }, introspection: true }
+ * ```
+ */
+export function parseGraphQLSettings(env: GraphQLEnvironment): GraphQLSettings {
+  const mode = env.GRAPHQL_PERSISTED_QUERIES || 'apq'
+  if (mode !== 'apq' && mode !== 'allow-list' && mode !== 'off') {
+    throw new ConfigError(
+      `GRAPHQL_PERSISTED_QUERIES must be apq, allow-list or off (got "${mode.slice(0, 40)}").`,
+    )
+  }
+  const introspection =
+    env.GRAPHQL_INTROSPECTION || (env.NODE_ENV === 'production' ? 'false' : 'true')
+  if (introspection !== 'true' && introspection !== 'false') {
+    throw new ConfigError(
+      `GRAPHQL_INTROSPECTION must be true or false (got "${introspection.slice(0, 40)}").`,
+    )
+  }
+  const path = env.GRAPHQL_PERSISTED_MANIFEST
+  let manifest: unknown
+  if (path) {
+    let text: string
+    try {
+      const bytes = readFileSync(path)
+      if (bytes.byteLength > MAX_MANIFEST_BYTES) {
+        throw new ConfigError('GRAPHQL_PERSISTED_MANIFEST: the file is over 16 MiB.')
+      }
+      text = bytes.toString('utf8')
+    } catch (error) {
+      if (error instanceof ConfigError) throw error
+      throw new ConfigError(`GRAPHQL_PERSISTED_MANIFEST: cannot read "${path.slice(0, 200)}".`)
+    }
+    try {
+      manifest = JSON.parse(text)
+    } catch {
+      throw new ConfigError('GRAPHQL_PERSISTED_MANIFEST is not valid JSON.')
+    }
+  } else if (mode === 'allow-list') {
+    throw new ConfigError(
+      'GRAPHQL_PERSISTED_MANIFEST must name the manifest of the allowed operations when GRAPHQL_PERSISTED_QUERIES is allow-list.',
+    )
+  }
+  return {
+    persistedQueries: mode === 'off' ? false : mode,
+    manifest,
+    introspection: introspection === 'true',
+  }
+}

@@ -3,17 +3,21 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import type { Handler } from '@api-blocks/http'
+import type { PersistedDocumentStore } from '@api-blocks/graphql'
+import { loadPersistedManifest, MemoryPersistedDocumentStore } from '@api-blocks/graphql'
+import { attachGraphQLWebSocket } from '@api-blocks/graphql/ws'
 import type { ServeOptions } from '@api-blocks/node'
 import { serve } from '@api-blocks/node'
-import { createService } from './app.ts'
+import type { Service } from './app.ts'
+import { createService, GRAPHQL_PATH } from './app.ts'
 import type { Accounts } from './auth/accounts.ts'
 import { loadAccounts } from './auth/accounts.ts'
-import type { ConfiguredSigningKey, WebhookSettings } from './config.ts'
+import type { ConfiguredSigningKey, GraphQLSettings, WebhookSettings } from './config.ts'
 import {
   ConfigError,
   parseAccessTokenFormat,
   parseCursorKeys,
+  parseGraphQLSettings,
   parsePublicUrl,
   parseSigningKeys,
   parseTokenKey,
@@ -62,6 +66,7 @@ let config: {
   signingKeys?: ConfiguredSigningKey[]
   accessTokenFormat: 'opaque' | 'jwt'
   webhooks: WebhookSettings
+  graphql: GraphQLSettings
 }
 try {
   const env = process.env
@@ -77,6 +82,9 @@ try {
     // WEBHOOK_RETRY_BASE_MS, WEBHOOK_RETRY_MAX_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_TIMEOUT_MS,
     // WEBHOOK_ALLOWED_PRIVATE_ORIGINS (docs/service.md, "Webhooks").
     webhooks: parseWebhookSettings(env),
+    // GRAPHQL_PERSISTED_QUERIES, GRAPHQL_PERSISTED_MANIFEST, GRAPHQL_INTROSPECTION
+    // (docs/service.md, "GraphQL").
+    graphql: parseGraphQLSettings(env),
   }
   if (env['REDIS_URL'] || env['DATABASE_URL']) {
     for (const name of ['OAUTH_TOKEN_KEY', 'OAUTH_SIGNING_KEYS']) {
@@ -143,14 +151,28 @@ const webhooks: ServiceWebhooks = createWebhooks({
 // With DATABASE_URL an order write enqueues its deliveries in its transaction: once it commits,
 // this instance's worker sends them at once rather than at its next poll.
 stores.wakeAfterCommit(() => webhooks.worker.wake())
+// Persisted GraphQL documents where the stores are (PostgreSQL, else Redis, else memory), with
+// the manifest's documents registered first: in allow-list mode, the only ones that run.
+const persistedDocuments: PersistedDocumentStore =
+  stores.persistedDocuments ?? new MemoryPersistedDocumentStore()
+if (config.graphql.manifest !== undefined) {
+  try {
+    await loadPersistedManifest(persistedDocuments, config.graphql.manifest)
+  } catch (error) {
+    console.error(`Invalid configuration: GRAPHQL_PERSISTED_MANIFEST: ${(error as Error).message}`)
+    await webhooks.close()
+    await stores.close()
+    process.exit(1)
+  }
+}
 // The service is made once the server listens: without PUBLIC_URL its URLs name the port the
 // server got (PORT=0 picks a free one). No request is read before it is set.
-let service: Handler | undefined
+let service: Service | undefined
 // The opt-in fast path of @api-blocks/node (lightweight Request and Response globals): the
 // configuration the benchmarks measure, and the one the socket tests of this service run.
 let server: ReturnType<typeof serve>
 try {
-  server = serve((request) => (service as Handler)(request), {
+  server = serve((request) => (service as Service)(request), {
     port,
     hostname: host,
     lightweight: true,
@@ -197,6 +219,12 @@ try {
     },
     rateLimits,
     ...(createLatencyMs > 0 ? { createLatencyMs } : {}),
+    ...(stores.pubsub ? { pubsub: stores.pubsub } : {}),
+    graphql: {
+      introspection: config.graphql.introspection,
+      persistedQueries: config.graphql.persistedQueries,
+      persistedDocuments,
+    },
     logger,
   })
 } catch (error) {
@@ -208,6 +236,18 @@ try {
   process.exit(1)
 }
 webhooks.worker.start()
+// GraphQL subscriptions (and any operation) over WebSocket on the same URL: the same schema,
+// guards and persisted documents, the token in connection_init's payload
+// ({ "authorization": "Bearer …" }); without a valid one the socket closes with 4403.
+const { graphql } = service as Service
+const sockets = attachGraphQLWebSocket(server, {
+  ...graphql.operations,
+  path: GRAPHQL_PATH,
+  authenticate: (params) =>
+    graphql.authenticate(
+      typeof params?.['authorization'] === 'string' ? params['authorization'] : undefined,
+    ),
+})
 
 // The demo user and clients, unless the configuration file left them out ("demo": false).
 const demo = config.accounts?.clients.some((client) => client.id === 'demo-backend') ?? true
@@ -219,6 +259,7 @@ const schedule = retry
   : 'the typical schedule (at once, 1 min, 10 min, 1 h, 6 h, 12 h, 24 h)'
 console.log(`api-blocks reference service listening on ${base}
   orders:   ${base}/v1/orders (a bearer token: scope read:orders to read, write:orders to write)
+  graphql:  ${base}${GRAPHQL_PATH} (the same orders and tokens; POST, GET, text/event-stream and WebSocket; persisted queries: ${config.graphql.persistedQueries === false ? 'off' : config.graphql.persistedQueries}; introspection ${config.graphql.introspection ? 'on' : 'off'})
   webhooks: ${base}/v1/webhook_endpoints (scope manage:webhooks, and read:orders to register one); retries: ${schedule}${config.webhooks.allowedOrigins.length > 0 ? `; private origins allowed: ${config.webhooks.allowedOrigins.join(', ')}` : ''}
   openapi:  ${base}/openapi.json
   issuer:   ${publicUrl} (OAuth 2.0 / OpenID Connect: ${publicUrl}/.well-known/openid-configuration)
@@ -241,19 +282,25 @@ Try (docs/service.md walks through every convention${demo ? '' : '; use a client
   curl -i -X POST ${base}/v1/webhook_endpoints -H "authorization: Bearer $TOKEN" \\
        -H 'content-type: application/json' -d '{"url":"https://hooks.example.com/orders"}'
   curl -i ${base}/v1/orders          # no token: 401 with WWW-Authenticate: Bearer
+  curl -i ${base}${GRAPHQL_PATH} -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' \\
+       -d '{"query":"{ orders(first: 5) { edges { node { id status customer } } pageInfo { hasNextPage endCursor } } }"}'
 `)
 
 // Graceful: no new connections, the worker's in-flight attempts finish (their leases would
 // otherwise expire and another instance send them again), then the stores close.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () =>
-    server.close(
-      () =>
-        void webhooks
-          .close()
-          .then(() => stores.close())
-          .then(() => process.exit(0)),
-    ),
+  process.once(
+    signal,
+    () =>
+      void sockets.close().then(() =>
+        server.close(
+          () =>
+            void webhooks
+              .close()
+              .then(() => stores.close())
+              .then(() => process.exit(0)),
+        ),
+      ),
   )
 }
 

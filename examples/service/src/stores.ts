@@ -1,6 +1,7 @@
 // Where the service keeps shared state. Embedded defaults (memory) unless REDIS_URL or
 // DATABASE_URL is set; then several instances behind a load balancer share idempotency
 // records (and, on Redis, rate-limit state), which is how the service grows past one machine.
+import type { PersistedDocumentStore, PubSub } from '@api-blocks/graphql'
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import type { OAuthStore } from '@api-blocks/oauth'
 import {
@@ -43,6 +44,14 @@ export interface SharedStores {
   /** Webhook deliveries, in PostgreSQL when `DATABASE_URL` is set (every instance's worker sends from it). */
   deliveryQueue?: DeliveryQueue
   rateLimitStore?: RateLimitStore
+  /**
+   * Persisted GraphQL documents (APQ registrations, a manifest's): in PostgreSQL when
+   * `DATABASE_URL` is set, else in Redis when `REDIS_URL` is (every instance knows a document
+   * one of them registered).
+   */
+  persistedDocuments?: PersistedDocumentStore
+  /** The pub/sub of order changes, in Redis when `REDIS_URL` is set (every instance's subscribers). */
+  pubsub?: PubSub
   /**
    * Sets what to call once an order write whose webhook deliveries were enqueued has
    * committed (PostgreSQL: after the transaction, never inside it, so the worker it wakes

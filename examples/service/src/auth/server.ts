@@ -2,7 +2,15 @@
 // server of /v1: the AS of @api-blocks/oauth with the demo (or configured) users and clients,
 // and bearer tokens on every /v1 route, checked in process.
 
-import { bearer, requireScopes } from '@api-blocks/bearer'
+import type { BearerOptions } from '@api-blocks/bearer'
+import {
+  BearerError,
+  bearer,
+  createTokenVerifier,
+  parseBearerAuthorization,
+  requireScopes,
+} from '@api-blocks/bearer'
+import type { Principal } from '@api-blocks/core'
 import { storeGuard } from '@api-blocks/core'
 import type { Handler, Middleware } from '@api-blocks/http'
 import type { AuthorizationServer, OAuthEvent, OAuthStore, SigningKey } from '@api-blocks/oauth'
@@ -68,6 +76,9 @@ export interface OAuthOptions {
 /** The path of the API every token is for (the audience). */
 const API_PATH = '/v1'
 
+/** The GraphQL endpoint: the same API (and tokens) as /v1, its scopes checked per field. */
+const GRAPHQL_PATH = '/graphql'
+
 /** The resource identifier (RFC 8707; the `aud` of access tokens): the public URL + /v1. */
 function resourceOf(publicUrl: string): string {
   return `${publicUrl}${API_PATH}`
@@ -78,8 +89,18 @@ export interface ServiceOAuth {
   server: AuthorizationServer
   /** The AS endpoints and the login and consent pages: a Response, or undefined for other paths. */
   front: (request: Request) => Promise<Response | undefined>
-  /** Bearer tokens on /v1: reads need read:orders, writes write:orders, webhook endpoints manage:webhooks (registering one read:orders too). */
+  /**
+   * Bearer tokens on /v1: reads need read:orders, writes write:orders, webhook endpoints
+   * manage:webhooks (registering one read:orders too). On /graphql a valid token only: its
+   * fields check their scopes themselves (@requiresScopes).
+   */
   protect: Middleware
+  /**
+   * The principal of an `Authorization` value (`Bearer <token>`), or `undefined` when it is
+   * missing, malformed or names no valid token: what a GraphQL WebSocket's `connection_init`
+   * is checked with, by the verifier of {@link protect}'s.
+   */
+  authenticate: (authorization: string | null | undefined) => Promise<Principal | undefined>
 }
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -173,7 +194,7 @@ export function createOAuth(
     timeoutMs: options.introspectionTimeoutMs ?? 1_000,
     breaker: false,
   })
-  const verify = bearer({
+  const verifierOptions: BearerOptions = {
     realm: publicUrl,
     introspection: {
       introspect: (token: string) => guard.run(() => server.introspectToken(token)),
@@ -194,7 +215,26 @@ export function createOAuth(
       : {}),
     ...(context.clock ? { clock: context.clock } : {}),
     ...(context.problemBase ? { problemBase: context.problemBase } : {}),
-  })
+  }
+  const verify = bearer(verifierOptions)
+  const verifier = createTokenVerifier(verifierOptions)
+  const authenticate = async (authorization: string | null | undefined) => {
+    const found = parseBearerAuthorization(authorization ?? null)
+    if (found.type !== 'token') return undefined
+    try {
+      return await verifier.verify(found.token)
+    } catch (error) {
+      // A token refused is no principal; a store that is down is an error of its own.
+      if (
+        error instanceof BearerError &&
+        error.code !== 'INTROSPECTION_UNAVAILABLE' &&
+        error.code !== 'JWKS_UNAVAILABLE'
+      ) {
+        return undefined
+      }
+      throw error
+    }
+  }
   const read = requireScopes('read:orders')
   const write = requireScopes('write:orders')
   // Registering receivers, reading their secrets once and their delivery logs: one scope for
@@ -208,6 +248,7 @@ export function createOAuth(
     path === WEBHOOKS_PATH && method === 'POST' ? register : manage
   const protect: Middleware = (request, next) => {
     const path = new URL(request.url).pathname
+    if (path === GRAPHQL_PATH) return verify(request, next)
     if (path !== API_PATH && !path.startsWith(`${API_PATH}/`)) return next(request)
     const webhooks = path === WEBHOOKS_PATH || path.startsWith(`${WEBHOOKS_PATH}/`)
     return verify(request, (verified) =>
@@ -217,5 +258,5 @@ export function createOAuth(
       ),
     )
   }
-  return { server, front, protect }
+  return { server, front, protect, authenticate }
 }

@@ -18,6 +18,7 @@ import type { CursorCodec } from '@api-blocks/pagination'
 import { nextPageLink, parseListRequest, toListEnvelope } from '@api-blocks/pagination'
 import { problems } from '@api-blocks/problem-details'
 import { paramOf } from '../router.ts'
+import type { OrderCreator } from './create.ts'
 import type { Order } from './schema.ts'
 import { createOrderSchema, patchOrderSchema, replaceOrderSchema } from './schema.ts'
 import type { OrderChanges, OrderStore } from './store.ts'
@@ -37,8 +38,8 @@ export interface OrderRoutesOptions {
   cursors: CursorCodec
   /** Page size bounds of the list (docs/spec.md §8 leaves them to the service). */
   page: { defaultLimit: number; maxLimit: number }
-  /** Extra time a create takes (a demonstration of in-flight idempotency keys). */
-  createLatencyMs: number
+  /** Creates an order (orders/create.ts: the path the createOrder mutation takes too). */
+  create: OrderCreator
   /** Receives a failure of the asynchronous part of an action (default: the console). */
   onError?: (error: unknown) => void
 }
@@ -99,7 +100,7 @@ function notFound(request: Request, what: string): Response {
 export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodHandlers> {
   // Bodies are read within the limit limits({ maxBodyBytes }) records for every route (core's
   // bodyLimitOf), the one the idempotency middleware applies too.
-  const { store, schedule, cursors: codec, page: bounds, createLatencyMs } = options
+  const { store, create, schedule, cursors: codec, page: bounds } = options
   const base = options.publicUrl.replace(/\/+$/, '')
   // RFC 9110 §10.2.2 allows a relative Location, but an absolute one on the configured origin
   // is what a client behind proxies can follow as it is; the path goes into the order's
@@ -150,10 +151,8 @@ export function orderRoutes(options: OrderRoutesOptions): Record<string, MethodH
       },
       POST: async (request) => {
         const input = await readJson(request, createOrderSchema)
-        if (createLatencyMs > 0)
-          await new Promise((resolve) => setTimeout(resolve, createLatencyMs))
         // The order and its Idempotency-Key record commit together (a store with transactions).
-        return store.create(input, (order, idempotencyStore) =>
+        return create(input, (order, idempotencyStore) =>
           settle(
             request,
             orderResponse(order, 201, { location: `${base}${path(order)}` }),

@@ -1,0 +1,258 @@
+// /graphql through the running service (src/main.ts in a process of its own) with the real
+// clients: graphql-ws over a WebSocket (token in connection_init), graphql-sse over server-sent
+// events (token in the Authorization header), and Apollo Client's persisted-query link over
+// its HttpLink (the APQ exchange exactly as Apollo Client performs it).
+import { createHash } from 'node:crypto'
+import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client'
+import { PersistedQueryLink } from '@apollo/client/link/persisted-queries'
+import type { ExecutionResult } from 'graphql'
+import { createClient as createSseClient } from 'graphql-sse'
+import { createClient as createWsClient } from 'graphql-ws'
+import WebSocket from 'ws'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { clientCredentialsToken } from './oauth-client.ts'
+import type { ServiceProcess } from './running-service.ts'
+import { startService } from './running-service.ts'
+
+const ORDER_CHANGED = 'subscription { orderChanged { id status customer version } }'
+const CREATE =
+  'mutation ($input: CreateOrderInput!) { createOrder(input: $input) { id status customer version } }'
+
+interface ChangedOrder {
+  id: string
+  status: string
+  customer: string
+  version: number
+}
+type Changes = AsyncIterableIterator<ExecutionResult<{ orderChanged: ChangedOrder }, unknown>>
+
+let service: ServiceProcess
+let graphqlUrl: string
+const tokens: Record<string, string> = {}
+
+beforeAll(async () => {
+  service = await startService({ RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_PER_HOUR: '1000000' })
+  graphqlUrl = `${service.base}/graphql`
+  for (const scope of ['read:orders write:orders', 'manage:webhooks']) {
+    tokens[scope] = await clientCredentialsToken(fetch, service.base, scope)
+  }
+})
+afterAll(() => service?.stop())
+
+const bearer = (scope = 'read:orders write:orders') => `Bearer ${tokens[scope]}`
+
+async function restCreate(customer: string): Promise<ChangedOrder> {
+  const response = await fetch(`${service.base}/v1/orders`, {
+    method: 'POST',
+    headers: { authorization: bearer(), 'content-type': 'application/json' },
+    body: JSON.stringify({ customer, items: [{ sku: 'BOOK-042', quantity: 1 }] }),
+  })
+  expect(response.status).toBe(201)
+  return (await response.json()) as ChangedOrder
+}
+
+async function graphqlCreate(customer: string): Promise<ChangedOrder> {
+  const response = await fetch(graphqlUrl, {
+    method: 'POST',
+    headers: { authorization: bearer(), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: CREATE,
+      variables: { input: { customer, items: [{ sku: 'BOOK-042', quantity: 1 }] } },
+    }),
+  })
+  const body = (await response.json()) as ExecutionResult<{ createOrder: ChangedOrder }>
+  expect(body.errors).toBeUndefined()
+  return body.data?.createOrder as ChangedOrder
+}
+
+/**
+ * Resolves once `changes` is live: a subscription is in place on the server some time after
+ * the client sent it (no protocol message says when), so orders are written until one arrives.
+ * Every write after that reaches the subscriber; the priming ones are skipped by {@link until}.
+ */
+async function live(changes: Changes): Promise<void> {
+  let arrived = false
+  const first = changes.next().then((result) => {
+    arrived = true
+    return result
+  })
+  while (!arrived) {
+    await restCreate('priming')
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  expect((await first).value?.data?.orderChanged.customer).toBe('priming')
+}
+
+/** The next change of the order `id`, skipping the others. */
+async function until(changes: Changes, id: string): Promise<ChangedOrder> {
+  for (;;) {
+    const { value, done } = await changes.next()
+    if (done) throw new Error('the subscription ended')
+    expect(value.errors).toBeUndefined()
+    const order = value.data?.orderChanged as ChangedOrder
+    if (order.id === id) return order
+  }
+}
+
+function wsClient(connectionParams: Record<string, unknown>) {
+  return createWsClient({
+    url: graphqlUrl.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams,
+    retryAttempts: 0,
+    lazy: true,
+  })
+}
+
+function sseClient(headers: Record<string, string>) {
+  return createSseClient({ url: graphqlUrl, headers, retryAttempts: 0 })
+}
+
+describe('orderChanged, fed by writes from either interface', () => {
+  test('a graphql-ws client (token in connection_init) gets the changes of a REST POST and of a GraphQL mutation', async () => {
+    const client = wsClient({ authorization: bearer() })
+    try {
+      const changes = client.iterate({ query: ORDER_CHANGED }) as Changes
+      await live(changes)
+      const rest = await restCreate('Ada Lovelace')
+      expect(await until(changes, rest.id)).toEqual({
+        id: rest.id,
+        status: 'OPEN',
+        customer: 'Ada Lovelace',
+        version: 1,
+      })
+      const mutation = await graphqlCreate('Grace Hopper')
+      expect(await until(changes, mutation.id)).toEqual({ ...mutation, status: 'OPEN' })
+      // An update over REST too: PATCH with the ETag of version 1.
+      const patched = await fetch(`${service.base}/v1/orders/${rest.id}`, {
+        method: 'PATCH',
+        headers: {
+          authorization: bearer(),
+          'content-type': 'application/json',
+          'if-match': '"1"',
+        },
+        body: JSON.stringify({ note: 'Gift wrap' }),
+      })
+      expect(patched.status).toBe(200)
+      expect(await until(changes, rest.id)).toMatchObject({ version: 2 })
+      await changes.return?.()
+    } finally {
+      await client.dispose()
+    }
+  })
+
+  test('a graphql-sse client (token in the Authorization header) gets the changes of a REST POST and of a GraphQL mutation', async () => {
+    const client = sseClient({ authorization: bearer() })
+    try {
+      const changes = client.iterate({ query: ORDER_CHANGED }) as Changes
+      await live(changes)
+      const rest = await restCreate('Ada Lovelace')
+      expect(await until(changes, rest.id)).toMatchObject({ id: rest.id, status: 'OPEN' })
+      const mutation = await graphqlCreate('Grace Hopper')
+      expect(await until(changes, mutation.id)).toMatchObject({ customer: 'Grace Hopper' })
+      await changes.return?.()
+    } finally {
+      client.dispose()
+    }
+  })
+})
+
+describe('authentication and scopes of subscriptions', () => {
+  test('a WebSocket without a valid token in connection_init is closed with 4403 Forbidden', async () => {
+    for (const params of [{}, { authorization: 'Bearer not-a-token' }]) {
+      const client = wsClient(params)
+      const closed = new Promise<number>((resolve) => {
+        client.on('closed', (event) => resolve((event as { code: number }).code))
+      })
+      const changes = client.iterate({ query: ORDER_CHANGED })
+      await expect(changes.next()).rejects.toBeDefined()
+      expect(await closed).toBe(4403)
+      await client.dispose()
+    }
+  })
+
+  test('server-sent events without a token: 401, as /v1', async () => {
+    const response = await fetch(graphqlUrl, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: ORDER_CHANGED }),
+    })
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/)
+  })
+
+  test('a token without read:orders subscribes to FORBIDDEN, over both transports', async () => {
+    const ws = wsClient({ authorization: bearer('manage:webhooks') })
+    try {
+      const result = await ws.iterate({ query: ORDER_CHANGED }).next()
+      expect(result.value?.errors?.[0]?.extensions?.['code']).toBe('FORBIDDEN')
+    } finally {
+      await ws.dispose()
+    }
+    const sse = sseClient({ authorization: bearer('manage:webhooks') })
+    try {
+      const result = await sse.iterate({ query: ORDER_CHANGED }).next()
+      expect(result.value?.errors?.[0]?.extensions?.['code']).toBe('FORBIDDEN')
+    } finally {
+      sse.dispose()
+    }
+  })
+})
+
+describe('persisted queries with Apollo Client', () => {
+  test('the APQ exchange as Apollo Client performs it: the hash alone, PersistedQueryNotFound, the hash with the query, then the hash alone', async () => {
+    const sent: { method: string; body: Record<string, unknown> | null; url: string }[] = []
+    const recording: typeof fetch = async (input, init) => {
+      const url = String(input)
+      const body = typeof init?.body === 'string' ? JSON.parse(init.body) : null
+      sent.push({ method: init?.method ?? 'GET', body, url })
+      return fetch(input, init)
+    }
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+    const apollo = () =>
+      new ApolloClient({
+        cache: new InMemoryCache(),
+        link: new PersistedQueryLink({ sha256 }).concat(
+          new HttpLink({ uri: graphqlUrl, fetch: recording, headers: { authorization: bearer() } }),
+        ),
+      })
+    const order = await restCreate('Ada Lovelace')
+    const query = gql`
+      query Order($id: ID!) {
+        order(id: $id) {
+          id
+          customer
+        }
+      }
+    `
+    const first = await apollo().query({ query, variables: { id: order.id } })
+    expect(first.data).toEqual({ order: { __typename: 'Order', id: order.id, customer: 'Ada Lovelace' } })
+    // Hash only, refused as unknown; then the hash with the query, stored once it validated.
+    expect(sent).toHaveLength(2)
+    const hash = (sent[0]?.body?.['extensions'] as { persistedQuery: { sha256Hash: string } })
+      .persistedQuery.sha256Hash
+    expect(sent[0]?.body).not.toHaveProperty('query')
+    expect(sent[0]?.body?.['extensions']).toEqual({ persistedQuery: { version: 1, sha256Hash: hash } })
+    expect(sha256(sent[1]?.body?.['query'] as string)).toBe(hash)
+    // A fresh client (another page load): the hash alone is enough now.
+    const second = await apollo().query({ query, variables: { id: order.id } })
+    expect(second.data).toEqual(first.data)
+    expect(sent).toHaveLength(3)
+    expect(sent[2]?.body).not.toHaveProperty('query')
+  })
+
+  test('the unknown hash answers PERSISTED_QUERY_NOT_FOUND with HTTP 200 and no-cache', async () => {
+    const response = await fetch(graphqlUrl, {
+      method: 'POST',
+      headers: { authorization: bearer(), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } },
+      }),
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('cache-control')).toMatch(/no-cache/)
+    const body = (await response.json()) as ExecutionResult
+    expect(body.errors?.[0]?.message).toBe('PersistedQueryNotFound')
+    expect(body.errors?.[0]?.extensions?.['code']).toBe('PERSISTED_QUERY_NOT_FOUND')
+  })
+})
