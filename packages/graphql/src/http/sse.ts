@@ -1,0 +1,165 @@
+/**
+ * GraphQL over server-sent events on graphql-sse's handler, distinct-connections mode only
+ * (graphql-sse PROTOCOL.md, "Distinct connections mode"): a GraphQL-over-HTTP request with
+ * `Accept: text/event-stream` is answered with one event stream for its one operation, `next`
+ * events then `complete`. Single-connection mode (a PUT reservation, then operations POSTed
+ * against its token) is not offered: graphql-sse keeps its reservations in the memory of one
+ * instance, so behind a load balancer they would be lost.
+ *
+ * @module
+ */
+import type { ExecutionResult, GraphQLSchema } from 'graphql'
+import type { OperationArgs, Response as RawResponse } from 'graphql-sse'
+import { createHandler } from 'graphql-sse'
+import type { AdmitOptions, Admitted } from './admit.ts'
+import { admit } from './admit.ts'
+import { maskError } from './format.ts'
+import type { OperationRequest } from './operation.ts'
+import { readOperationRequest } from './request.ts'
+
+/**
+ * Whether `request` asks for an event stream (graphql-sse's client sends exactly
+ * `Accept: text/event-stream`; `EventSource` sends it too).
+ *
+ * @example
+ * ```ts
+ * isEventStreamRequest(new Request('http://x/graphql', { headers: { accept: 'text/event-stream' } })) // true
+ * ```
+ */
+export function isEventStreamRequest(request: Request): boolean {
+  const accept = request.headers.get('accept')
+  return accept !== null && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept)
+}
+
+interface EventStreamOptions {
+  readonly schema: GraphQLSchema
+  readonly rootValue: unknown
+  readonly admission: AdmitOptions
+  readonly limitOf: (request: Request) => number
+  readonly withCost: (result: ExecutionResult, admitted: Admitted) => ExecutionResult
+  readonly report: (error: unknown) => void
+}
+
+/** What travels with one request through graphql-sse's callbacks. */
+interface StreamExchange {
+  readonly request: Request
+  readonly headers: Headers
+  readonly params: OperationRequest
+  admitted?: Admitted
+}
+
+const encoder = new TextEncoder()
+const SSE_HEADERS: Readonly<Record<string, string>> = {
+  accept: 'text/event-stream',
+  'content-type': 'application/json',
+}
+
+/** The events of a graphql-sse answer as a byte stream, its operation ended when the client goes. */
+function toBody(
+  events: AsyncGenerator<string, void, undefined>,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
+  const end = (): void => {
+    events.return(undefined).catch(() => undefined)
+  }
+  if (signal.aborted) end()
+  else signal.addEventListener('abort', end, { once: true })
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await events.next()
+      if (value !== undefined) controller.enqueue(encoder.encode(value))
+      if (done === true) {
+        signal.removeEventListener('abort', end)
+        controller.close()
+      }
+    },
+    async cancel() {
+      signal.removeEventListener('abort', end)
+      await events.return(undefined)
+    },
+  })
+}
+
+/**
+ * The event-stream side of the endpoint: the same request reading, preparer, rate limit and
+ * context as the HTTP side; refusals (validation, guards, cost) arrive as a `next` event with
+ * the errors, then `complete`, as graphql-sse's PROTOCOL requires.
+ *
+ * @example
+ * ```ts
+ * const events = createEventStreamHandler({ schema, rootValue, admission, limitOf, withCost, report })
+ * ```
+ */
+export function createEventStreamHandler(
+  options: EventStreamOptions,
+): (request: Request) => Promise<Response> {
+  const { schema, rootValue, admission, limitOf, withCost, report } = options
+  const mask = (result: ExecutionResult): ExecutionResult =>
+    result.errors === undefined
+      ? result
+      : { ...result, errors: result.errors.map((error) => maskError(error, report)) }
+  const sse = createHandler<Request, StreamExchange, never>({
+    schema,
+    // Distinct connections only: no stream tokens, so no PUT reservations.
+    authenticate: () => null,
+    async onSubscribe(req) {
+      const exchange = req.context
+      const outcome = await admit(
+        admission,
+        exchange.request,
+        exchange.params,
+        exchange.headers,
+        true,
+      )
+      if (!('prepared' in outcome)) {
+        // One `next` event with the errors, then `complete` (graphql-sse takes a result without
+        // `data` for execution arguments, so it is handed over as a one-event stream).
+        const errors = outcome.errors.map((error) => maskError(error, report))
+        return (async function* refusal() {
+          yield { errors }
+        })()
+      }
+      exchange.admitted = outcome
+      const { prepared, contextValue } = outcome
+      return {
+        schema,
+        document: prepared.document,
+        operationName: prepared.operation.name?.value,
+        variableValues: prepared.variableValues,
+        contextValue,
+        rootValue,
+      } as OperationArgs<never>
+    },
+    onNext(_ctx, req, result) {
+      const { admitted } = req.context
+      const masked = mask(result as ExecutionResult)
+      return admitted === undefined ? masked : withCost(masked, admitted)
+    },
+  })
+  return async (request) => {
+    const params = await readOperationRequest(request, limitOf(request))
+    if ('status' in params) {
+      return Response.json(
+        { errors: [params.error] },
+        { status: params.status, headers: params.headers ?? {} },
+      )
+    }
+    const exchange: StreamExchange = { request, headers: new Headers(), params }
+    // graphql-sse insists on a string `query`; ours may come by id (APQ, documentId), and
+    // onSubscribe reads the parameters from the exchange anyway.
+    // The request was read above (a GET's parameters too), and admit() applies the method's
+    // rules with the real method: graphql-sse gets it as the JSON POST it understands.
+    const [body, init]: RawResponse = await sse({
+      method: 'POST',
+      url: request.url,
+      headers: { get: (name) => SSE_HEADERS[name.toLowerCase()] ?? request.headers.get(name) },
+      body: { ...params, query: typeof params.query === 'string' ? params.query : '' },
+      raw: request,
+      context: exchange,
+    })
+    const headers = new Headers(init.headers)
+    for (const [name, value] of exchange.headers) headers.set(name, value)
+    const stream = body === null || typeof body === 'string' ? body : toBody(body, request.signal)
+    return new Response(stream, { status: init.status, statusText: init.statusText, headers })
+  }
+}
