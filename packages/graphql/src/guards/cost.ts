@@ -285,9 +285,11 @@ class CostRun {
     node: FieldNode,
   ): number {
     let size: number | undefined
+    let sent = 0
     for (const name of settings.slicingArguments) {
       const value = this.argumentValue(field, node, name)
       if (typeof value !== 'number') continue
+      if (this.sent(node, name)) sent++
       if (value > this.settings.maxPageSize) {
         this.report('PAGE_SIZE_EXCEEDED', settings.coordinate, name, () =>
           codedError(
@@ -304,18 +306,35 @@ class CostRun {
       }
       if (size === undefined || value > size) size = value
     }
-    if (size !== undefined) return Math.max(0, size)
-    if (settings.requireOneSlicingArgument && settings.slicingArguments.length > 0) {
-      const names = settings.slicingArguments
+    // IBM cost spec, @listSize(requireOneSlicingArgument:): none or several slicing arguments
+    // may be refused. A schema default counts as one sent, but not toward "several" (a Relay
+    // connection with `first: Int = 20` paged backward with `last` is fine).
+    const names = settings.slicingArguments
+    if (
+      settings.requireOneSlicingArgument &&
+      names.length > 0 &&
+      (size === undefined || sent > 1)
+    ) {
+      const message =
+        size === undefined
+          ? `${settings.coordinate} needs one of the arguments ${names.join(', ')}.`
+          : `${settings.coordinate} takes only one of the arguments ${names.join(', ')}.`
       this.report('SLICING_ARGUMENT_REQUIRED', settings.coordinate, '', () =>
-        codedError(
-          'SLICING_ARGUMENT_REQUIRED',
-          `${settings.coordinate} needs one of the arguments ${names.join(', ')}.`,
-          { field: settings.coordinate, arguments: names },
-        ),
+        codedError('SLICING_ARGUMENT_REQUIRED', message, {
+          field: settings.coordinate,
+          arguments: names,
+        }),
       )
     }
+    if (size !== undefined) return Math.max(0, size)
     return settings.assumedSize ?? this.settings.defaultListSize
+  }
+
+  /** Whether the document itself gives the argument a value (a literal, or a variable the request sent). */
+  private sent(node: FieldNode, name: string): boolean {
+    const value = node.arguments?.find((arg) => arg.name.value === name)?.value
+    if (value === undefined || value.kind === Kind.NULL) return false
+    return value.kind !== Kind.VARIABLE || (this.variables[value.name.value] ?? null) !== null
   }
 
   /** One error per code and field, however often the field occurs. */
