@@ -1,5 +1,7 @@
 // The hostile-document table (issue 16): each document is refused with its code by the guard
 // pass (or the parser's token limit) and none throws, overflows the stack or expands fragments.
+
+import fc from 'fast-check'
 import {
   type DocumentNode,
   type FieldNode,
@@ -169,3 +171,156 @@ function field(name: string, selectionSet?: SelectionSetNode): FieldNode {
     ...(selectionSet ? { selectionSet } : {}),
   } as FieldNode
 }
+
+describe('property: no input makes the guard pass throw', () => {
+  const tokens = [
+    '{',
+    '}',
+    '{',
+    '}',
+    '(',
+    ')',
+    ':',
+    '...',
+    'on',
+    'fragment',
+    'query',
+    'mutation',
+    'F',
+    'G',
+    'Order',
+    'Query',
+    'Node',
+    'SearchResult',
+    'Nope',
+    'order',
+    'orders',
+    'items',
+    'search',
+    'node',
+    'customer',
+    'edges',
+    'price',
+    'first',
+    'id',
+    'a:',
+    '__typename',
+    '__schema',
+    'types',
+    'ofType',
+    '@skip(if: $b)',
+    '@include(if: true)',
+    '@x',
+    '$n',
+    '$b',
+    '1',
+    '500',
+    '-3',
+    '"s"',
+    'null',
+    '[',
+    ']',
+    '=',
+    '!',
+    'Int',
+    'Boolean',
+    '#c\n',
+    '"""',
+    '$',
+    '&',
+    ' ',
+  ]
+  test('arbitrary token soup: parseDocument answers a document or a coded error; analysis and cost answer', () => {
+    let parsed = 0
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...tokens), { maxLength: 80 }),
+        fc.dictionary(
+          fc.constantFrom('n', 'b'),
+          fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)),
+        ),
+        (soup, variables) => {
+          const document = parseDocument(soup.join(' '), { maxTokens: 500 })
+          if (document instanceof GraphQLError) {
+            expect(['GRAPHQL_PARSE_FAILED', 'TOKEN_LIMIT_EXCEEDED']).toContain(
+              document.extensions['code'],
+            )
+            return
+          }
+          parsed++
+          const analysis = analyzeDocument(schema, document, {
+            estimators: parsed % 2 ? [] : [({ childComplexity }) => childComplexity + 1],
+          })
+          for (const definition of document.definitions) {
+            if (definition.kind !== Kind.OPERATION_DEFINITION) continue
+            const measures = analysis.operation(definition)
+            expect(Number.isFinite(measures.nodes)).toBe(true)
+            const { cost, errors } = analysis.cost(definition, variables)
+            expect(cost).toBeGreaterThanOrEqual(0)
+            for (const error of errors) expect(error.extensions['code']).toMatch(/^[A-Z_]+$/)
+          }
+        },
+      ),
+      { numRuns: 3_000, interruptAfterTimeLimit: 3_000 },
+    )
+  })
+
+  test('generated selection trees that parse: analysis and cost answer on every operation', () => {
+    const selection: fc.Memo<string> = fc.memo((n) =>
+      n <= 1
+        ? fc.constantFrom('id', 'price', '__typename', 'x: id', 'nope', '...F', '...G')
+        : fc.oneof(
+            fc.constantFrom('id', '...F', '...G'),
+            fc
+              .tuple(
+                fc.constantFrom(
+                  'order(id: 1)',
+                  'orders(first: $n)',
+                  'items',
+                  'search(limit: 5)',
+                  'node',
+                  'customer',
+                  'edges',
+                  'nodes',
+                  'x: node',
+                ),
+                fc.array(selection(n - 1), { minLength: 1, maxLength: 4 }),
+              )
+              .map(([f, s]) => `${f} { ${s.join(' ')} }`),
+            fc
+              .tuple(
+                fc.constantFrom(
+                  '... on Order',
+                  '... on Item',
+                  '... on Node',
+                  '... @skip(if: $b)',
+                  '...',
+                ),
+                fc.array(selection(n - 1), { minLength: 1, maxLength: 3 }),
+              )
+              .map(([f, s]) => `${f} { ${s.join(' ')} }`),
+          ),
+    )
+    const body = fc
+      .array(selection(5), { minLength: 1, maxLength: 4 })
+      .map((s) => `{ ${s.join(' ')} }`)
+    fc.assert(
+      fc.property(
+        body,
+        body,
+        body,
+        fc.integer({ min: -5, max: 200 }),
+        fc.boolean(),
+        (op, f, g, n, b) => {
+          const source = `query($n: Int, $b: Boolean!) ${op} fragment F on Order ${f} fragment G on Node ${g}`
+          const document = parseDocument(source, { maxTokens: 100_000 }) as DocumentNode
+          const operation = document.definitions[0] as OperationDefinitionNode
+          const analysis = analyzeDocument(schema, document)
+          expect(analysis.operation(operation).depth).toBeGreaterThanOrEqual(0)
+          expect(analysis.cost(operation, { n, b }).cost).toBeGreaterThanOrEqual(0)
+        },
+      ),
+      { numRuns: 500, interruptAfterTimeLimit: 3_000 },
+    )
+  })
+})
