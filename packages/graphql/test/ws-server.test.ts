@@ -196,6 +196,20 @@ describe('queries and mutations', () => {
   })
 })
 
+test('a context function that rejects: INTERNAL_SERVER_ERROR, reported', async () => {
+  harness = await start({
+    schema: makeSchema(new MemoryPubSub()),
+    context: async () => {
+      throw new Error('session store down')
+    },
+  })
+  const { error } = await collect(harness.client(), { query: '{ hello }' })
+  expect(error).toEqual([
+    { message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+  ])
+  expect(String(harness.errors[0])).toContain('session store down')
+})
+
 describe('authentication from connection_init', () => {
   test('MUST close with 4403 Forbidden when authenticate answers undefined', async () => {
     harness = await start({ schema: makeSchema(new MemoryPubSub()) })

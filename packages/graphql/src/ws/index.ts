@@ -4,6 +4,8 @@
  *
  * @module
  */
+export type { BearerAuthenticationOptions } from './bearer.ts'
+export { bearerAuthentication } from './bearer.ts'
 export type {
   GraphQLWebSocketOptions,
   GraphQLWebSocketServer,

@@ -23,14 +23,15 @@ import type {
   OperationTypeNode,
 } from 'graphql'
 import type { Context } from 'graphql-ws'
-import type { Extra } from 'graphql-ws/use/ws'
-import { useServer } from 'graphql-ws/use/ws'
+import { handleProtocols, makeServer } from 'graphql-ws'
 import { WebSocketServer } from 'ws'
 import { codedError } from '../error.ts'
 import { maskError } from '../http/format.ts'
 import type { OperationPreparer, PreparerOptions } from '../http/operation.ts'
 import { createOperationPreparer } from '../http/operation.ts'
 import { chargeFor, rateLimitedError } from '../http/rate-limit.ts'
+import type { SocketExtra } from './socket.ts'
+import { serveSocket } from './socket.ts'
 
 /**
  * What {@link GraphQLWebSocketOptions.context} receives besides the principal.
@@ -142,8 +143,10 @@ export interface GraphQLWebSocketServer {
 
 const DEFAULT_MAX_PAYLOAD = 100 * 1024
 
-// A type alias, not an interface: graphql-ws wants a `Record<PropertyKey, unknown>` here.
-type ConnectionState = { principal?: Principal | undefined }
+/** `ctx.extra` of graphql-ws's hooks: the socket, the upgrade request, the principal once known. */
+interface ConnectionExtra extends SocketExtra {
+  principal?: Principal | undefined
+}
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 0) {
@@ -198,7 +201,14 @@ export function attachGraphQLWebSocket(
   )
   const { authenticate, rateLimit, schema } = options
   const report = (error: unknown): void => options.onError?.(error)
-  const wss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false })
+  const keepAlive = positive('keepAlive', options.keepAlive ?? 12_000)
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload,
+    perMessageDeflate: false,
+    // Agree to `graphql-transport-ws` only; without it graphql-ws closes the socket with 4406.
+    handleProtocols: (protocols) => handleProtocols(protocols),
+  })
   let pending = 0
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -225,110 +235,107 @@ export function attachGraphQLWebSocket(
   }
 
   const connectionOf = (
-    ctx: Context<Record<string, unknown> | undefined, Extra & ConnectionState>,
+    ctx: Context<Record<string, unknown> | undefined, ConnectionExtra>,
   ): WebSocketConnection => ({
     request: ctx.extra.request,
     connectionParams: ctx.connectionParams,
   })
 
-  const disposable = useServer<Record<string, unknown> | undefined, ConnectionState>(
-    {
-      schema,
-      // Close reasons never carry internal messages to the client.
-      isProd: true,
-      connectionInitWaitTimeout: positive(
-        'connectionInitWaitTimeout',
-        options.connectionInitWaitTimeout ?? 3_000,
-      ),
-      async onConnect(ctx) {
-        if (authenticate === undefined) return true
-        let principal: Principal | undefined
-        try {
-          principal = await authenticate(ctx.connectionParams, ctx.extra.request)
-        } catch (error) {
-          report(error)
-          // graphql-ws's 4500 Internal Server Error; the close that `false` asks for next finds
-          // the socket closing already and does nothing.
-          ctx.extra.socket.close(4500, 'Internal server error')
-          return false
-        }
-        // graphql-ws PROTOCOL.md, ConnectionInit: the server may close with 4403 Forbidden.
-        if (principal === undefined) return false
-        ctx.extra.principal = principal
-        return true
-      },
-      async onSubscribe(ctx, _id, payload) {
-        // graphql-ws records the id before this hook, so the count includes this operation.
-        const running = Object.keys(ctx.subscriptions).length
-        if (running > maxOperations) {
-          return [
-            codedError(
-              'BAD_REQUEST',
-              `This connection already runs ${maxOperations} operations; complete one first.`,
-              { limit: maxOperations, actual: running },
-            ),
-          ]
-        }
-        const { principal } = ctx.extra
-        let contextValue: unknown
-        let prepared: Awaited<ReturnType<OperationPreparer['prepare']>>
-        try {
-          contextValue =
-            options.context === undefined
-              ? { principal }
-              : await options.context(principal, connectionOf(ctx))
-          // The protocol requires `query` to be a string; a client sending only a persisted
-          // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
-          const request = payload.query === '' ? { ...payload, query: undefined } : payload
-          prepared = await preparer.prepare(request, contextValue)
-        } catch (error) {
-          report(error)
-          return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
-        }
-        if (Array.isArray(prepared)) return prepared as GraphQLError[]
-        const { document, operation, variableValues, cost } = prepared as Exclude<
-          typeof prepared,
-          readonly GraphQLError[]
-        >
-        if (!allowed.has(operation.operation)) {
-          return [
-            codedError(
-              'METHOD_NOT_ALLOWED',
-              `This WebSocket does not serve ${operation.operation} operations.`,
-            ),
-          ]
-        }
-        if (rateLimit !== undefined) {
-          const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
-          if (refused !== undefined) return [refused]
-        }
-        const args: ExecutionArgs = {
-          schema,
-          document,
-          variableValues: { ...variableValues },
-          contextValue,
-          rootValue: options.rootValue,
-        }
-        const name = operation.name?.value
-        if (name !== undefined) args.operationName = name
-        return args
-      },
-      onNext(_ctx, _id, _payload, _args, result) {
-        if (result.errors === undefined) return undefined
-        const formatted: FormattedExecutionResult = {
-          errors: result.errors.map((error) => maskError(error, report).toJSON()),
-        }
-        if (result.data !== undefined) formatted.data = result.data
-        if (result.extensions !== undefined) formatted.extensions = result.extensions
-        return formatted
-      },
-      onError(_ctx, _id, _payload, errors) {
-        return errors.map((error) => maskError(error, report).toJSON())
-      },
+  const protocol = makeServer<Record<string, unknown> | undefined, ConnectionExtra>({
+    schema,
+    connectionInitWaitTimeout: positive(
+      'connectionInitWaitTimeout',
+      options.connectionInitWaitTimeout ?? 3_000,
+    ),
+    async onConnect(ctx) {
+      if (authenticate === undefined) return true
+      let principal: Principal | undefined
+      try {
+        principal = await authenticate(ctx.connectionParams, ctx.extra.request)
+      } catch (error) {
+        report(error)
+        // graphql-ws's 4500 Internal Server Error; the close that `false` asks for next finds
+        // the socket closing already and does nothing.
+        ctx.extra.socket.close(4500, 'Internal server error')
+        return false
+      }
+      // graphql-ws PROTOCOL.md, ConnectionInit: the server may close with 4403 Forbidden.
+      if (principal === undefined) return false
+      ctx.extra.principal = principal
+      return true
     },
-    wss,
-    positive('keepAlive', options.keepAlive ?? 12_000),
-  )
+    async onSubscribe(ctx, _id, payload) {
+      // graphql-ws records the id before this hook, so the count includes this operation.
+      const running = Object.keys(ctx.subscriptions).length
+      if (running > maxOperations) {
+        return [
+          codedError(
+            'BAD_REQUEST',
+            `This connection already runs ${maxOperations} operations; complete one first.`,
+            { limit: maxOperations, actual: running },
+          ),
+        ]
+      }
+      const { principal } = ctx.extra
+      let contextValue: unknown
+      let prepared: Awaited<ReturnType<OperationPreparer['prepare']>>
+      try {
+        contextValue =
+          options.context === undefined
+            ? { principal }
+            : await options.context(principal, connectionOf(ctx))
+        // The protocol requires `query` to be a string; a client sending only a persisted
+        // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
+        const request = payload.query === '' ? { ...payload, query: undefined } : payload
+        prepared = await preparer.prepare(request, contextValue)
+      } catch (error) {
+        report(error)
+        return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
+      }
+      if (Array.isArray(prepared)) return prepared as GraphQLError[]
+      const { document, operation, variableValues, cost } = prepared as Exclude<
+        typeof prepared,
+        readonly GraphQLError[]
+      >
+      if (!allowed.has(operation.operation)) {
+        return [
+          codedError(
+            'METHOD_NOT_ALLOWED',
+            `This WebSocket does not serve ${operation.operation} operations.`,
+          ),
+        ]
+      }
+      if (rateLimit !== undefined) {
+        const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
+        if (refused !== undefined) return [refused]
+      }
+      const args: ExecutionArgs = {
+        schema,
+        document,
+        variableValues: { ...variableValues },
+        contextValue,
+        rootValue: options.rootValue,
+      }
+      const name = operation.name?.value
+      if (name !== undefined) args.operationName = name
+      return args
+    },
+    onNext(_ctx, _id, _payload, _args, result) {
+      if (result.errors === undefined) return undefined
+      const formatted: FormattedExecutionResult = {
+        errors: result.errors.map((error) => maskError(error, report).toJSON()),
+      }
+      if (result.data !== undefined) formatted.data = result.data
+      if (result.extensions !== undefined) formatted.extensions = result.extensions
+      return formatted
+    },
+    onError(_ctx, _id, _payload, errors) {
+      return errors.map((error) => maskError(error, report).toJSON())
+    },
+  })
+  wss.on('connection', (socket, request: IncomingMessage) => {
+    serveSocket(protocol, socket, { socket, request }, keepAlive, report)
+  })
   server.on('upgrade', onUpgrade)
 
   let closing: Promise<void> | undefined
@@ -336,7 +343,12 @@ export function attachGraphQLWebSocket(
     connections: () => wss.clients.size,
     close() {
       server.off('upgrade', onUpgrade)
-      closing ??= Promise.resolve(disposable.dispose())
+      closing ??= new Promise((resolve) => {
+        // RFC 6455 §7.4.1: 1001, the endpoint is going away. `ws` calls back once every
+        // socket has closed.
+        for (const socket of wss.clients) socket.close(1001, 'Going away')
+        wss.close(() => resolve())
+      })
       return closing
     },
   }
