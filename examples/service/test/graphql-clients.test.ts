@@ -8,8 +8,8 @@ import { PersistedQueryLink } from '@apollo/client/link/persisted-queries'
 import type { ExecutionResult } from 'graphql'
 import { createClient as createSseClient } from 'graphql-sse'
 import { createClient as createWsClient } from 'graphql-ws'
-import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import WebSocket from 'ws'
 import { clientCredentialsToken } from './oauth-client.ts'
 import type { ServiceProcess } from './running-service.ts'
 import { startService } from './running-service.ts'
@@ -202,11 +202,14 @@ describe('authentication and scopes of subscriptions', () => {
 describe('persisted queries with Apollo Client', () => {
   test('the APQ exchange as Apollo Client performs it: the hash alone, PersistedQueryNotFound, the hash with the query, then the hash alone', async () => {
     const sent: { method: string; body: Record<string, unknown> | null; url: string }[] = []
+    const answers: ExecutionResult[] = []
     const recording: typeof fetch = async (input, init) => {
       const url = String(input)
       const body = typeof init?.body === 'string' ? JSON.parse(init.body) : null
       sent.push({ method: init?.method ?? 'GET', body, url })
-      return fetch(input, init)
+      const response = await fetch(input, init)
+      answers.push((await response.clone().json()) as ExecutionResult)
+      return response
     }
     const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
     const apollo = () =>
@@ -226,14 +229,25 @@ describe('persisted queries with Apollo Client', () => {
       }
     `
     const first = await apollo().query({ query, variables: { id: order.id } })
-    expect(first.data).toEqual({ order: { __typename: 'Order', id: order.id, customer: 'Ada Lovelace' } })
+    expect(first.data).toEqual({
+      order: { __typename: 'Order', id: order.id, customer: 'Ada Lovelace' },
+    })
     // Hash only, refused as unknown; then the hash with the query, stored once it validated.
     expect(sent).toHaveLength(2)
-    const hash = (sent[0]?.body?.['extensions'] as { persistedQuery: { sha256Hash: string } })
-      .persistedQuery.sha256Hash
-    expect(sent[0]?.body).not.toHaveProperty('query')
-    expect(sent[0]?.body?.['extensions']).toEqual({ persistedQuery: { version: 1, sha256Hash: hash } })
-    expect(sha256(sent[1]?.body?.['query'] as string)).toBe(hash)
+    const [hashOnly, withQuery] = sent.map((request) => request.body ?? {})
+    const { sha256Hash: hash } = (
+      hashOnly?.['extensions'] as { persistedQuery: { sha256Hash: string } }
+    ).persistedQuery
+    expect(hashOnly).not.toHaveProperty('query')
+    // (Apollo Client 4 also sends `extensions.clientLibrary`, its name and version.)
+    expect(hashOnly?.['extensions']).toMatchObject({
+      persistedQuery: { version: 1, sha256Hash: hash },
+    })
+    expect(answers[0]?.errors?.map((error) => error.extensions?.['code'])).toEqual([
+      'PERSISTED_QUERY_NOT_FOUND',
+    ])
+    expect(sha256(withQuery?.['query'] as string)).toBe(hash)
+    expect(withQuery?.['extensions']).toEqual(hashOnly?.['extensions'])
     // A fresh client (another page load): the hash alone is enough now.
     const second = await apollo().query({ query, variables: { id: order.id } })
     expect(second.data).toEqual(first.data)
