@@ -24,7 +24,7 @@ import { idempotency, MemoryIdempotencyStore } from '@api-blocks/idempotency'
 import type { CursorKey } from '@api-blocks/pagination'
 import { createCursorCodec } from '@api-blocks/pagination'
 import { problems } from '@api-blocks/problem-details'
-import type { RateLimitPolicy, RateLimitStore } from '@api-blocks/rate-limit'
+import type { RateLimiter, RateLimitPolicy, RateLimitStore } from '@api-blocks/rate-limit'
 import {
   createRateLimiter,
   MemoryRateLimitStore,
@@ -156,6 +156,8 @@ export interface Service extends Handler {
   graphql: {
     /** The schema, the guards and the persisted documents of /graphql. */
     operations: PreparerOptions
+    /** The limiter /graphql charges each operation's cost to (state and policies of /v1's). */
+    limiter: RateLimiter
     /** The principal of an `Authorization` value, for `connection_init` (src/auth/server.ts). */
     authenticate: (authorization: string | null | undefined) => Promise<Principal | undefined>
   }
@@ -386,19 +388,17 @@ export function createService(options: ServiceOptions = {}): Service {
     breaker: {},
     ...(options.clock ? { clock: options.clock } : {}),
   })
+  const limiter = createRateLimiter({
+    store: {
+      consume: (check) => limiterGuard.run(() => rateLimitStore.consume(check)),
+      reset: (key) => limiterGuard.run(() => rateLimitStore.reset(key)),
+    },
+    policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+    ...(options.clock ? { clock: options.clock } : {}),
+  })
   const graphqlHandler = createGraphQLHandler({
     ...operations,
-    rateLimit: {
-      limiter: createRateLimiter({
-        store: {
-          consume: (check) => limiterGuard.run(() => rateLimitStore.consume(check)),
-          reset: (key) => limiterGuard.run(() => rateLimitStore.reset(key)),
-        },
-        policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
-        ...(options.clock ? { clock: options.clock } : {}),
-      }),
-      key: (request) => rateLimitKey(request),
-    },
+    rateLimit: { limiter, key: (request) => rateLimitKey(request) },
     // A resolver's error, masked to the client as INTERNAL_SERVER_ERROR (the request id of the
     // line comes from the request log's context).
     ...(logger ? { onError: (error: unknown) => errorLog(logger)(error, undefined) } : {}),
@@ -431,7 +431,7 @@ export function createService(options: ServiceOptions = {}): Service {
     recordAddress,
   )(front)
   return Object.assign(handler, {
-    graphql: { operations, authenticate: oauth.authenticate },
+    graphql: { operations, limiter, authenticate: oauth.authenticate },
   })
 }
 

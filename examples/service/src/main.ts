@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import type { PersistedDocumentStore } from '@api-blocks/graphql'
+import { principalKey } from '@api-blocks/core'
+import type { PersistedDocumentStore, PersistedManifest } from '@api-blocks/graphql'
 import { loadPersistedManifest, MemoryPersistedDocumentStore } from '@api-blocks/graphql'
 import { attachGraphQLWebSocket } from '@api-blocks/graphql/ws'
 import type { ServeOptions } from '@api-blocks/node'
@@ -157,7 +158,8 @@ const persistedDocuments: PersistedDocumentStore =
   stores.persistedDocuments ?? new MemoryPersistedDocumentStore()
 if (config.graphql.manifest !== undefined) {
   try {
-    await loadPersistedManifest(persistedDocuments, config.graphql.manifest)
+    // Checked by loadPersistedManifest (a TypeError names what is wrong with it).
+    await loadPersistedManifest(persistedDocuments, config.graphql.manifest as PersistedManifest)
   } catch (error) {
     console.error(`Invalid configuration: GRAPHQL_PERSISTED_MANIFEST: ${(error as Error).message}`)
     await webhooks.close()
@@ -236,17 +238,27 @@ try {
   process.exit(1)
 }
 webhooks.worker.start()
-// GraphQL subscriptions (and any operation) over WebSocket on the same URL: the same schema,
-// guards and persisted documents, the token in connection_init's payload
-// ({ "authorization": "Bearer …" }); without a valid one the socket closes with 4403.
+// GraphQL subscriptions and queries over WebSocket on the same URL: the same schema, guards and
+// persisted documents, the token in connection_init's payload ({ "authorization": "Bearer …" };
+// without a valid one the socket closes with 4403), each operation's cost charged to the same
+// rate limit as over HTTP. Mutations are served over HTTP only, where the Idempotency-Key layer
+// is (a WebSocket message has no headers).
 const { graphql } = service as Service
 const sockets = attachGraphQLWebSocket(server, {
   ...graphql.operations,
   path: GRAPHQL_PATH,
+  operations: ['query', 'subscription'],
   authenticate: (params) =>
     graphql.authenticate(
       typeof params?.['authorization'] === 'string' ? params['authorization'] : undefined,
     ),
+  rateLimit: {
+    limiter: graphql.limiter,
+    // The key /graphql and /v1 charge over HTTP (rateLimitKey: `principal:<principalKey>`).
+    key: (principal) =>
+      `principal:${(principal === undefined ? undefined : principalKey(principal)) ?? 'none'}`,
+  },
+  onError: (error) => errorLog(logger)(error, undefined),
 })
 
 // The demo user and clients, unless the configuration file left them out ("demo": false).

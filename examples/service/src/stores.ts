@@ -15,6 +15,8 @@ import type { RateLimitStore } from '@api-blocks/rate-limit'
 import {
   RedisIdempotencyStore,
   RedisOAuthStore,
+  RedisPersistedDocumentStore,
+  RedisPubSub,
   RedisRateLimitStore,
   reconnectBackoff,
 } from '@api-blocks/redis'
@@ -337,7 +339,30 @@ export async function openStores(
         stores.oauthStore = new RedisOAuthStore({ client, prefix: `${prefix}oauth:` })
         parts.push('OAuth state in Redis')
       }
-      parts.push('rate limits in Redis')
+      // GraphQL's orderChanged across instances: a write on any instance reaches the subscribers
+      // of every one (a subscriber connection of its own, duplicated from this client).
+      const pubsub = new RedisPubSub({
+        client,
+        prefix: `${prefix}pubsub:`,
+        onEvent: (event) => {
+          if (event.type === 'subscriber_error') {
+            logger.warn({ err: event.error, store: 'redis' }, 'redis: pub/sub connection failed')
+          } else {
+            logger.warn({ event, store: 'redis' }, `redis: pub/sub ${event.type}`)
+          }
+        },
+      })
+      stores.pubsub = pubsub
+      // Closed before the client (closers run last first).
+      closers.push(() => within(pubsub.close(), 2_000))
+      if (!stores.persistedDocuments) {
+        stores.persistedDocuments = new RedisPersistedDocumentStore({
+          client,
+          prefix: `${prefix}graphql-documents:`,
+        })
+        parts.push('persisted GraphQL documents in Redis')
+      }
+      parts.push('rate limits and GraphQL subscriptions in Redis')
     }
   } catch (error) {
     await stores.close().catch(() => {})

@@ -6,25 +6,20 @@ import { createHash } from 'node:crypto'
 import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client'
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries'
 import type { ExecutionResult } from 'graphql'
-import { createClient as createSseClient } from 'graphql-sse'
-import { createClient as createWsClient } from 'graphql-ws'
-import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { Changes } from './graphql-kit.ts'
+import {
+  graphqlCreate as kitGraphqlCreate,
+  live as kitLive,
+  restCreate as kitRestCreate,
+  sseClient as kitSseClient,
+  wsClient as kitWsClient,
+  ORDER_CHANGED,
+  until,
+} from './graphql-kit.ts'
 import { clientCredentialsToken } from './oauth-client.ts'
 import type { ServiceProcess } from './running-service.ts'
 import { startService } from './running-service.ts'
-
-const ORDER_CHANGED = 'subscription { orderChanged { id status customer version } }'
-const CREATE =
-  'mutation ($input: CreateOrderInput!) { createOrder(input: $input) { id status customer version } }'
-
-interface ChangedOrder {
-  id: string
-  status: string
-  customer: string
-  version: number
-}
-type Changes = AsyncIterableIterator<ExecutionResult<{ orderChanged: ChangedOrder }, unknown>>
 
 let service: ServiceProcess
 let graphqlUrl: string
@@ -41,72 +36,11 @@ afterAll(() => service?.stop())
 
 const bearer = (scope = 'read:orders write:orders') => `Bearer ${tokens[scope]}`
 
-async function restCreate(customer: string): Promise<ChangedOrder> {
-  const response = await fetch(`${service.base}/v1/orders`, {
-    method: 'POST',
-    headers: { authorization: bearer(), 'content-type': 'application/json' },
-    body: JSON.stringify({ customer, items: [{ sku: 'BOOK-042', quantity: 1 }] }),
-  })
-  expect(response.status).toBe(201)
-  return (await response.json()) as ChangedOrder
-}
-
-async function graphqlCreate(customer: string): Promise<ChangedOrder> {
-  const response = await fetch(graphqlUrl, {
-    method: 'POST',
-    headers: { authorization: bearer(), 'content-type': 'application/json' },
-    body: JSON.stringify({
-      query: CREATE,
-      variables: { input: { customer, items: [{ sku: 'BOOK-042', quantity: 1 }] } },
-    }),
-  })
-  const body = (await response.json()) as ExecutionResult<{ createOrder: ChangedOrder }>
-  expect(body.errors).toBeUndefined()
-  return body.data?.createOrder as ChangedOrder
-}
-
-/**
- * Resolves once `changes` is live: a subscription is in place on the server some time after
- * the client sent it (no protocol message says when), so orders are written until one arrives.
- * Every write after that reaches the subscriber; the priming ones are skipped by {@link until}.
- */
-async function live(changes: Changes): Promise<void> {
-  let arrived = false
-  const first = changes.next().then((result) => {
-    arrived = true
-    return result
-  })
-  while (!arrived) {
-    await restCreate('priming')
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-  expect((await first).value?.data?.orderChanged.customer).toBe('priming')
-}
-
-/** The next change of the order `id`, skipping the others. */
-async function until(changes: Changes, id: string): Promise<ChangedOrder> {
-  for (;;) {
-    const { value, done } = await changes.next()
-    if (done) throw new Error('the subscription ended')
-    expect(value.errors).toBeUndefined()
-    const order = value.data?.orderChanged as ChangedOrder
-    if (order.id === id) return order
-  }
-}
-
-function wsClient(connectionParams: Record<string, unknown>) {
-  return createWsClient({
-    url: graphqlUrl.replace(/^http/, 'ws'),
-    webSocketImpl: WebSocket,
-    connectionParams,
-    retryAttempts: 0,
-    lazy: true,
-  })
-}
-
-function sseClient(headers: Record<string, string>) {
-  return createSseClient({ url: graphqlUrl, headers, retryAttempts: 0 })
-}
+const restCreate = (customer: string) => kitRestCreate(service.base, bearer(), customer)
+const graphqlCreate = (customer: string) => kitGraphqlCreate(service.base, bearer(), customer)
+const live = (changes: Changes) => kitLive(changes, () => restCreate('priming'))
+const wsClient = (params: Record<string, unknown>) => kitWsClient(service.base, params)
+const sseClient = (headers: Record<string, string>) => kitSseClient(service.base, headers)
 
 describe('orderChanged, fed by writes from either interface', () => {
   test('a graphql-ws client (token in connection_init) gets the changes of a REST POST and of a GraphQL mutation', async () => {
@@ -202,11 +136,14 @@ describe('authentication and scopes of subscriptions', () => {
 describe('persisted queries with Apollo Client', () => {
   test('the APQ exchange as Apollo Client performs it: the hash alone, PersistedQueryNotFound, the hash with the query, then the hash alone', async () => {
     const sent: { method: string; body: Record<string, unknown> | null; url: string }[] = []
+    const answers: ExecutionResult[] = []
     const recording: typeof fetch = async (input, init) => {
       const url = String(input)
       const body = typeof init?.body === 'string' ? JSON.parse(init.body) : null
       sent.push({ method: init?.method ?? 'GET', body, url })
-      return fetch(input, init)
+      const response = await fetch(input, init)
+      answers.push((await response.clone().json()) as ExecutionResult)
+      return response
     }
     const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
     const apollo = () =>
@@ -226,14 +163,25 @@ describe('persisted queries with Apollo Client', () => {
       }
     `
     const first = await apollo().query({ query, variables: { id: order.id } })
-    expect(first.data).toEqual({ order: { __typename: 'Order', id: order.id, customer: 'Ada Lovelace' } })
+    expect(first.data).toEqual({
+      order: { __typename: 'Order', id: order.id, customer: 'Ada Lovelace' },
+    })
     // Hash only, refused as unknown; then the hash with the query, stored once it validated.
     expect(sent).toHaveLength(2)
-    const hash = (sent[0]?.body?.['extensions'] as { persistedQuery: { sha256Hash: string } })
-      .persistedQuery.sha256Hash
-    expect(sent[0]?.body).not.toHaveProperty('query')
-    expect(sent[0]?.body?.['extensions']).toEqual({ persistedQuery: { version: 1, sha256Hash: hash } })
-    expect(sha256(sent[1]?.body?.['query'] as string)).toBe(hash)
+    const [hashOnly, withQuery] = sent.map((request) => request.body ?? {})
+    const { sha256Hash: hash } = (
+      hashOnly?.['extensions'] as { persistedQuery: { sha256Hash: string } }
+    ).persistedQuery
+    expect(hashOnly).not.toHaveProperty('query')
+    // (Apollo Client 4 also sends `extensions.clientLibrary`, its name and version.)
+    expect(hashOnly?.['extensions']).toMatchObject({
+      persistedQuery: { version: 1, sha256Hash: hash },
+    })
+    expect(answers[0]?.errors?.map((error) => error.extensions?.['code'])).toEqual([
+      'PERSISTED_QUERY_NOT_FOUND',
+    ])
+    expect(sha256(withQuery?.['query'] as string)).toBe(hash)
+    expect(withQuery?.['extensions']).toEqual(hashOnly?.['extensions'])
     // A fresh client (another page load): the hash alone is enough now.
     const second = await apollo().query({ query, variables: { id: order.id } })
     expect(second.data).toEqual(first.data)
