@@ -128,6 +128,21 @@ describe('MemoryPubSub', () => {
     expect(events).toHaveLength(4)
   })
 
+  test('an onEvent that throws stops no delivery', async () => {
+    const pubsub = new MemoryPubSub({
+      bufferSize: 1,
+      onEvent: () => {
+        throw new Error('observer failed')
+      },
+    })
+    const slow = await pubsub.subscribe('t')
+    const other = await pubsub.subscribe('t')
+    await pubsub.publish('t', 1)
+    await expect(pubsub.publish('t', 2)).resolves.toBeUndefined()
+    expect(await slow.next()).toEqual({ done: false, value: 2 })
+    expect(await other.next()).toEqual({ done: false, value: 2 })
+  })
+
   test('several waiting next() calls are served in order; the same object is delivered', async () => {
     const pubsub = new MemoryPubSub()
     const iterator = await pubsub.subscribe('t')

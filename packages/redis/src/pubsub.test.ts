@@ -243,6 +243,19 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisPubSub on Redis'), () 
     expect(await iterator.next()).toEqual({ done: false, value: 'valid' })
     expect(events).toEqual([{ type: 'invalid_message', topic }])
     await pubsub.close()
+    // An observer that throws changes nothing (it runs inside node-redis's dispatch).
+    const throwing = new RedisPubSub({
+      client,
+      prefix,
+      onEvent: () => {
+        throw new Error('observer failed')
+      },
+    })
+    const again = await throwing.subscribe(topic)
+    await client.publish(prefix + topic, 'not json')
+    await throwing.publish(topic, 'still valid')
+    expect(await again.next()).toEqual({ done: false, value: 'still valid' })
+    await throwing.close()
   })
 
   test('a slow subscriber loses the oldest payloads, reported as dropped', async () => {
