@@ -1,3 +1,4 @@
+import type { PersistedDocumentStore } from '@api-blocks/graphql'
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import type { OAuthStore } from '@api-blocks/oauth'
 import type { ProblemError } from '@api-blocks/problem-details'
@@ -5,6 +6,7 @@ import type { DedupStore, DeliveryQueue, EndpointStore } from '@api-blocks/webho
 import type { PGlite } from '@electric-sql/pglite'
 import type pg from 'pg'
 import { describe, expectTypeOf, test } from 'vitest'
+import { PostgresPersistedDocumentStore } from './graphql.ts'
 import type { PostgresStoreErrorCode, Queryable } from './index.ts'
 import {
   migrate,
@@ -32,6 +34,12 @@ describe('public generics of @api-blocks/postgres', () => {
     expectTypeOf<PostgresOAuthStore['withDb']>().returns.toEqualTypeOf<PostgresOAuthStore>()
     // @ts-expect-error: a connection is required
     new PostgresOAuthStore({ schema: 'auth' })
+  })
+
+  test('PostgresPersistedDocumentStore is a PersistedDocumentStore of @api-blocks/graphql', () => {
+    expectTypeOf<PostgresPersistedDocumentStore>().toExtend<PersistedDocumentStore>()
+    // @ts-expect-error: a connection is required
+    new PostgresPersistedDocumentStore({ maxDocuments: 10 })
   })
 
   test('the webhook stores implement the contracts of @api-blocks/webhooks', () => {
