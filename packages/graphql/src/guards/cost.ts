@@ -6,7 +6,8 @@
  * The model, and where it deliberately differs from graphql-query-complexity 2.0.0 (gqc):
  * - field cost = weight + size × children (IBM cost spec, "Calculating static cost"), floored at 0;
  *   the weight is `@cost(weight:)` on the field, else `extensions.cost`, else `@cost` on its
- *   return type, else 0 for scalars and enums and 1 for composite types.
+ *   return type, else 0 for scalars and enums and 1 for composite types; plus the `@cost` (or
+ *   `extensions.cost`) of each argument sent. `@cost` on input fields is not counted.
  * - a selection set on an abstract type costs the maximum over its possible types, each field
  *   looked up on the concrete type (so an implementation's `@cost` counts: IBM puts no `@cost`
  *   on interface fields), and only the type conditions that apply to that type counted (GraphQL
@@ -237,12 +238,13 @@ class CostRun {
     } else if (composite) rest = this.selectionSet(node.selectionSet, type)
     const estimated = this.estimate(parent, field, node, sized + rest)
     if (estimated !== undefined) return estimated
-    if (!composite) return Math.max(0, settings.weight)
+    const weight =
+      settings.argumentWeights.size > 0
+        ? settings.weight + this.argumentsWeight(settings, node)
+        : settings.weight
+    if (!composite) return Math.max(0, weight)
     const size = settings.sized && !sizedByParent ? this.size(settings, field, node) : 1
-    return Math.max(
-      0,
-      split ? settings.weight + size * sized + rest : settings.weight + size * rest,
-    )
+    return Math.max(0, split ? weight + size * sized + rest : weight + size * rest)
   }
 
   /** The first number the estimators give (graphql-query-complexity's interface), if any. */
@@ -328,6 +330,16 @@ class CostRun {
     }
     if (size !== undefined) return Math.max(0, size)
     return settings.assumedSize ?? this.settings.defaultListSize
+  }
+
+  /** The weights of the arguments sent (IBM cost spec: `@cost` on ARGUMENT_DEFINITION). */
+  private argumentsWeight(settings: FieldCost, node: FieldNode): number {
+    let total = 0
+    for (const arg of node.arguments ?? []) {
+      const weight = settings.argumentWeights.get(arg.name.value)
+      if (weight !== undefined && this.sent(node, arg.name.value)) total += weight
+    }
+    return total
   }
 
   /** Whether the document itself gives the argument a value (a literal, or a variable the request sent). */
