@@ -171,7 +171,9 @@ function argumentWeights(field: GraphQLField<unknown, unknown>): ReadonlyMap<str
     const weight =
       numberArgument(directive(arg.astNode?.directives, 'cost'), 'weight') ??
       (typeof extension === 'number' ? extension : undefined)
-    if (weight !== undefined) (weights ??= new Map()).set(arg.name, weight)
+    if (weight === undefined) continue
+    weights ??= new Map()
+    weights.set(arg.name, weight)
   }
   return weights ?? NO_WEIGHTS
 }
