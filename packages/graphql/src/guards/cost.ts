@@ -12,8 +12,8 @@
  *   looked up on the concrete type (so an implementation's `@cost` counts: IBM puts no `@cost`
  *   on interface fields), and only the type conditions that apply to that type counted (GraphQL
  *   spec §6.3.2 DoesFragmentTypeApply). gqc looks fields up on the abstract type and adds a
- *   fragment on an abstract type as one number, its maximum over all of that type's possible
- *   types, to each of them: `{ u { ... on A { a } ...F } } fragment F on Node { ... on B { b } }`
+ *   fragment on an abstract type (or an inline fragment without a type condition there) as one
+ *   number, its maximum over all of that type's possible types, to each of them: `{ u { ... on A { a } ...F } } fragment F on Node { ... on B { b } }`
  *   is 3 for gqc (A's branch gets B's `b`), 2 for us; and a fragment on an interface overlapping a
  *   union counts implementations that can never occur there. Where no fragment narrows at its own
  *   level, the two agree (test/differential.test.ts checks it on generated documents).
