@@ -120,6 +120,25 @@ describe('hostile documents are refused with a code, none throws', () => {
     expect(result.errors[0]?.extensions['code']).toBe('COST_LIMIT_EXCEEDED')
   })
 
+  test('doubling past 2^1024 (over the default token limit) overflows to Infinity: still refused, a zero page never makes the cost NaN', () => {
+    const source = doubling(1_100).replace('{ answer }', '{ heavy { name } }')
+    expect(refusal(source, big)).toEqual({
+      codes: ['NODE_LIMIT_EXCEEDED'],
+      actual: Number.POSITIVE_INFINITY,
+    })
+    const zeroPage = parseDocument(
+      `{ items(first: 0) { ...F1100 } }\n${source
+        .slice(source.indexOf('\n') + 1)
+        .replaceAll(' on Query', ' on Item')
+        .replace('{ heavy { name } }', '{ price }')}`,
+      big,
+    ) as DocumentNode
+    const operation = zeroPage.definitions[0] as OperationDefinitionNode
+    const result = analyzeDocument(schema, zeroPage).cost(operation, {})
+    expect(result.cost).toBe(Number.POSITIVE_INFINITY)
+    expect(result.errors.map((e) => e.extensions['code'])).toEqual(['COST_LIMIT_EXCEEDED'])
+  })
+
   test('fragment cycles: the guards terminate with finite counts, validation reports the cycle', () => {
     const source = `{ ...A } fragment A on Query { answer ...B ...B } fragment B on Query { tags ...A ...C } fragment C on Query { ...B ...A ...C }`
     const document = parseDocument(source) as DocumentNode

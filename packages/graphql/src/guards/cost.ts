@@ -111,6 +111,9 @@ export function operationCost(
     }
   }
   const errors = run.errors
+  // Past 2^1024 (fragment doubling 1,024 levels deep fits in 10,000 tokens) the sums overflow to
+  // Infinity, and a page of 0 times Infinity is NaN: never let that compare below the limit.
+  if (Number.isNaN(cost)) cost = Number.POSITIVE_INFINITY
   if (cost > settings.maxCost) {
     errors.push(
       codedError(
