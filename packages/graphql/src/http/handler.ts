@@ -121,6 +121,9 @@ export function createGraphQLHandler(
   const { schema, rootValue, rateLimit, onEvent } = options
   const report = (error: unknown): void => options.onError?.(error)
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new RangeError('maxBodyBytes must be a non-negative safe integer')
+  }
   const maxCost = options.guards?.maxCost ?? DEFAULT_GUARD_OPTIONS.maxCost
   const preparer = createOperationPreparer({ ...options, onError: report })
   const admission = { preparer, rateLimit, context: options.context, report, onEvent }
@@ -140,6 +143,11 @@ export function createGraphQLHandler(
     async parseRequestParams(req) {
       const params = await readOperationRequest(req.raw, limitOf(req.raw))
       if ('status' in params) {
+        onEvent?.({
+          type: 'rejected',
+          code: String(params.error.extensions['code']),
+          request: req.raw,
+        })
         return errorResponse(req.raw, params.status, [params.error], params.headers)
       }
       req.context.params = params

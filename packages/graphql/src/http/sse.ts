@@ -149,6 +149,11 @@ export function createEventStreamHandler(
   return async (request) => {
     const params = await readOperationRequest(request, limitOf(request))
     if ('status' in params) {
+      admission.onEvent?.({
+        type: 'rejected',
+        code: String(params.error.extensions['code']),
+        request,
+      })
       return Response.json(
         { errors: [params.error] },
         { status: params.status, headers: params.headers ?? {} },
