@@ -50,6 +50,8 @@ const ofType = (n: number) =>
   `{ __schema { types { ${'ofType { '.repeat(n)}name${' }'.repeat(n)} } } }`
 const directives = (n: number) => `{ answer ${'@include(if: true) '.repeat(n)}}`
 const big = { maxTokens: 1_000_000 }
+const variables = (n: number) =>
+  `query(${Array.from({ length: n }, (_, i) => `$v${i}: Int @x`).join(', ')}) { answer }`
 
 describe('hostile documents are refused with a code, none throws', () => {
   test.each([
@@ -73,6 +75,14 @@ describe('hostile documents are refused with a code, none throws', () => {
       undefined,
     ],
     ['1,000 directives on one field', 'DIRECTIVE_LIMIT_EXCEEDED', directives(1_000), {}, 1_000],
+    ['3,000 variable definitions', 'TOKEN_LIMIT_EXCEEDED', variables(3_000), {}, undefined],
+    [
+      '1,000 variable definitions with a directive each',
+      'DIRECTIVE_LIMIT_EXCEEDED',
+      variables(1_000),
+      big,
+      1_000,
+    ],
     ['a page of 10,000', 'PAGE_SIZE_EXCEEDED', '{ items(first: 10000) { id } }', {}, 10_000],
     [
       'nested lists at the page cap',
