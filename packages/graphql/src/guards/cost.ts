@@ -33,7 +33,9 @@
  *   same, since 1.1.1); validation rejects it anyway.
  * - introspection meta fields (`__schema`, `__type`, `__typename`) and the fields of `__*` types
  *   cost 0 and are not given to estimators: they are answered from the schema in memory. gqc
- *   costs them like other fields.
+ *   costs them like other fields. Nested introspection lists (`fields { type { fields … } } }`)
+ *   multiply the answer: graphql-js >= 16.9 refuses them in validation (MaxIntrospectionDepthRule,
+ *   part of `specifiedRules`); depth and nodes bound them here.
  * - only the operation asked for is costed; gqc without `operationName` sums every operation.
  * - estimators (gqc's interface) are asked first, in order, for every other field, with
  *   `childComplexity` our children's cost (unmultiplied) and `type` the concrete parent type.
