@@ -53,6 +53,18 @@ describe('cost: weights (IBM cost directives)', () => {
     expect(cost('{ row { n } }', {}, {}, codeFirst).cost).toBe(6)
   })
 
+  test('@cost on an argument adds its weight when the argument is sent', () => {
+    const weighted = buildSchema(
+      `${costDirectivesSDL} type Query { find(text: String @cost(weight: "5"), exact: Boolean): A } type A { b: Int }`,
+    )
+    expect(cost('{ find { b } }', {}, {}, weighted).cost).toBe(1)
+    expect(cost('{ find(text: "x", exact: true) { b } }', {}, {}, weighted).cost).toBe(6)
+    expect(cost('query($t: String) { find(text: $t) { b } }', {}, {}, weighted).cost).toBe(1)
+    expect(cost('query($t: String) { find(text: $t) { b } }', { t: 'x' }, {}, weighted).cost).toBe(
+      6,
+    )
+  })
+
   test('a negative weight floors the field at 0', () => {
     const negative = buildSchema(
       `${costDirectivesSDL} type Query { a: A @cost(weight: "-5") } type A { b: Int @cost(weight: "1") }`,
@@ -213,6 +225,13 @@ describe('cost: selections', () => {
         { code: 'COST_LIMIT_EXCEEDED', limit: 2, actual: 3 },
       ],
     ])
+  })
+
+  test('an operation without variables is costed once per analysis', () => {
+    const { document, operation } = operationOf('{ order(id: 1) { total } }')
+    const analysis = analyzeDocument(schema, document)
+    expect(analysis.cost(operation, {})).toBe(analysis.cost(operation, {}))
+    expect(analysis.cost(operation, {}).cost).toBe(3)
   })
 
   test('the cost is evaluated per call with that call’s variables', () => {

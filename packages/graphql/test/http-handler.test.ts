@@ -150,6 +150,11 @@ describe('GraphQL over HTTP', () => {
     expect(huge.status).toBe(413)
   })
 
+  test('a maxBodyBytes that is not a byte count is refused when the handler is made', () => {
+    for (const maxBodyBytes of [-1, 1.5, Number.NaN])
+      expect(() => make({ maxBodyBytes })).toThrow(RangeError)
+  })
+
   test("core's per-request body limit wins over maxBodyBytes", async () => {
     const request = post({ query: '{ hello }', variables: { pad: 'x'.repeat(200) } })
     setBodyLimit(request, 100)
@@ -267,6 +272,14 @@ describe('GraphQL over HTTP', () => {
     }
   })
 
+  test('JSON nested 50,000 deep in the variables is refused with a code, not a crash', async () => {
+    const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`
+    const body = `{"query":"query ($n: Int) { items(first: $n) { id } }","variables":{"n":${deep}}}`
+    const { status, body: answered } = await answer(await handler(post(body)))
+    expect(status).toBe(200)
+    expect(answered.errors?.[0]?.extensions['code']).toBe('BAD_USER_INPUT')
+  })
+
   test('a resolver that throws an Error is masked as INTERNAL_SERVER_ERROR and reported; the rest of the data stays', async () => {
     const reported: unknown[] = []
     const masked = make({ onError: (error) => reported.push(error) })
@@ -332,13 +345,33 @@ describe('GraphQL over HTTP', () => {
     })
   })
 
+  test('observers that throw break nothing', async () => {
+    const reported: unknown[] = []
+    const throwing = make({
+      onEvent: () => {
+        throw new Error('metrics down')
+      },
+      onError: (error) => {
+        reported.push(error)
+        throw new Error('logger down')
+      },
+    })
+    const { status, body } = await answer(await throwing(post({ query: '{ hello boom }' })))
+    expect(status).toBe(200)
+    expect(body.data).toEqual({ hello: 'hello world', boom: null })
+    expect(reported.map(String)).toContain('Error: metrics down')
+    expect((await throwing(post('[]'))).status).toBe(400)
+  })
+
   test('onEvent tells each refusal by code and each operation with its cost', async () => {
     const events: GraphQLHandlerEvent[] = []
     const observed = make({ onEvent: (event) => events.push(event) })
     await observed(post({ query: '{ nope }' }))
+    await observed(post('[]'))
     await observed(post({ query: 'query Named { items(first: 2) { related(first: 2) { id } } }' }))
     expect(events.map(({ request: _request, ...event }) => event)).toEqual([
       { type: 'rejected', code: 'GRAPHQL_VALIDATION_FAILED' },
+      { type: 'rejected', code: 'BAD_REQUEST' },
       { type: 'operation', operation: 'query', operationName: 'Named', cost: 3 },
     ])
   })
