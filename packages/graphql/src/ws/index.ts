@@ -10,5 +10,5 @@ export type {
   GraphQLWebSocketOptions,
   GraphQLWebSocketServer,
   WebSocketConnection,
-} from './server.ts'
+} from './options.ts'
 export { attachGraphQLWebSocket } from './server.ts'
