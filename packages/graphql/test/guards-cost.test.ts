@@ -9,10 +9,15 @@ import {
 } from 'graphql'
 import { fieldExtensionsEstimator, simpleEstimator } from 'graphql-query-complexity'
 import { describe, expect, test } from 'vitest'
-import { analyzeDocument, costDirectivesSDL } from '../src/index.ts'
+import { analyzeDocument, costDirectivesSDL, type GuardOptions } from '../src/index.ts'
 import { operationOf, schema } from './guards-fixtures.ts'
 
-function cost(source: string, variables: Record<string, unknown> = {}, options = {}, on = schema) {
+function cost(
+  source: string,
+  variables: Record<string, unknown> = {},
+  options: GuardOptions = {},
+  on = schema,
+) {
   const { document, operation } = operationOf(source)
   return analyzeDocument(on, document, options).cost(operation, variables)
 }
@@ -234,6 +239,23 @@ describe('cost: graphql-query-complexity estimators', () => {
     expect(
       cost('{ rows(count: 2) { n } }', {}, { estimators: [() => undefined] }, listSchema).cost,
     ).toBe(1 + 10 * 0)
+  })
+
+  test('each field asks the estimators once, however the children are costed (no re-walk: linear)', () => {
+    const source =
+      '{ orders(first: 2) { edges { node { items(first: 2) { price } } } pageInfo { hasNextPage } } }'
+    const asked: string[] = []
+    const result = cost(source, {}, { estimators: [({ field }) => void asked.push(field.name)] })
+    expect(asked.sort()).toEqual([
+      'edges',
+      'hasNextPage',
+      'items',
+      'node',
+      'orders',
+      'pageInfo',
+      'price',
+    ])
+    expect(result.cost).toBe(cost(source).cost)
   })
 
   test('the context reaches the estimators', () => {

@@ -1,4 +1,5 @@
 import { GraphQLError, getIntrospectionQuery } from 'graphql'
+import { getIntrospectionQuery as getIntrospectionQuery17 } from 'graphql17'
 import { describe, expect, test } from 'vitest'
 import { analyzeDocument, DEFAULT_GUARD_OPTIONS, parseDocument } from '../src/index.ts'
 import { operationOf, schema } from './guards-fixtures.ts'
@@ -152,6 +153,20 @@ describe('analyzeDocument: static measures', () => {
     const [a, b] = document.definitions as unknown as [never, never]
     expect(analysis.operation(a).nodes).toBe(1)
     expect(analysis.operation(b)).toMatchObject({ nodes: 3, aliases: 1 })
+  })
+
+  test('MUST: the standard introspection query of graphql-js 17 passes the default limits (depth 15)', () => {
+    const measures = measure(
+      getIntrospectionQuery17({
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        schemaDescription: true,
+        inputValueDeprecation: true,
+        oneOf: true,
+      }),
+    )
+    expect(measures).toMatchObject({ depth: 15, errors: [] })
   })
 
   test('MUST: the standard introspection query passes the default limits (depth 15)', () => {

@@ -9,9 +9,13 @@
  *   return type, else 0 for scalars and enums and 1 for composite types.
  * - a selection set on an abstract type costs the maximum over its possible types, each field
  *   looked up on the concrete type (so an implementation's `@cost` counts: IBM puts no `@cost`
- *   on interface fields); gqc looks fields up on the abstract type, and adds a fragment on a
- *   second abstract type to all of that type's possible types, even those that cannot occur
- *   there. We count only the type conditions that apply (GraphQL spec §6.3.2 DoesFragmentTypeApply).
+ *   on interface fields), and only the type conditions that apply to that type counted (GraphQL
+ *   spec §6.3.2 DoesFragmentTypeApply). gqc looks fields up on the abstract type and adds a
+ *   fragment on an abstract type as one number, its maximum over all of that type's possible
+ *   types, to each of them: `{ u { ... on A { a } ...F } } fragment F on Node { ... on B { b } }`
+ *   is 3 for gqc (A's branch gets B's `b`), 2 for us; and a fragment on an interface overlapping a
+ *   union counts implementations that can never occur there. Where no fragment narrows at its own
+ *   level, the two agree (test/differential.test.ts checks it on generated documents).
  * - duplicate fields count every time (no field merging), as gqc: an upper bound.
  * - `@skip`/`@include` (GraphQL spec §3.13) are honoured with the variables, as gqc.
  * - fragments are costed once per concrete type and memoised, so fragment doubling is linear; gqc
@@ -223,29 +227,44 @@ class CostRun {
     if (settings.introspection) return 0
     const type = getNamedType(field.type)
     const composite = isCompositeType(type) && node.selectionSet !== undefined
-    if (this.settings.estimators !== undefined && this.settings.estimators.length > 0) {
-      const childComplexity = composite ? this.selectionSet(node.selectionSet, type) : 0
-      const args = this.argumentValues(field, node)
-      for (const estimator of this.settings.estimators) {
-        const cost = estimator({
-          type: parent,
-          field,
-          node,
-          args,
-          childComplexity,
-          context: this.context as Record<string, unknown>,
-        })
-        if (typeof cost === 'number' && !Number.isNaN(cost)) return cost
-      }
-    }
+    // Each child selection is costed once, whether an estimator or the directives use it.
+    const split = composite && settings.sized && settings.sizedFields !== undefined
+    let sized = 0
+    let rest = 0
+    if (split) {
+      sized = this.part(node.selectionSet, type, { names: settings.sizedFields, sized: true })
+      rest = this.part(node.selectionSet, type, { names: settings.sizedFields, sized: false })
+    } else if (composite) rest = this.selectionSet(node.selectionSet, type)
+    const estimated = this.estimate(parent, field, node, sized + rest)
+    if (estimated !== undefined) return estimated
     if (!composite) return Math.max(0, settings.weight)
     const size = settings.sized && !sizedByParent ? this.size(settings, field, node) : 1
-    if (settings.sizedFields !== undefined && settings.sized) {
-      const sized = this.part(node.selectionSet, type, { names: settings.sizedFields, sized: true })
-      const rest = this.part(node.selectionSet, type, { names: settings.sizedFields, sized: false })
-      return Math.max(0, settings.weight + size * sized + rest)
+    return Math.max(
+      0,
+      split ? settings.weight + size * sized + rest : settings.weight + size * rest,
+    )
+  }
+
+  /** The first number the estimators give (graphql-query-complexity's interface), if any. */
+  private estimate(
+    type: GraphQLObjectType,
+    field: GraphQLField<unknown, unknown>,
+    node: FieldNode,
+    childComplexity: number,
+  ): number | undefined {
+    const estimators = this.settings.estimators
+    if (estimators === undefined || estimators.length === 0) return undefined
+    const args = this.argumentValues(field, node)
+    const context = this.context as Record<string, unknown> | undefined
+    for (const estimator of estimators) {
+      const cost = estimator(
+        context === undefined
+          ? { type, field, node, args, childComplexity }
+          : { type, field, node, args, childComplexity, context },
+      )
+      if (typeof cost === 'number' && !Number.isNaN(cost)) return cost
     }
-    return Math.max(0, settings.weight + size * this.selectionSet(node.selectionSet, type))
+    return undefined
   }
 
   /** The part of a sized field's selection set (IBM `sizedFields`), the maximum over possible types. */

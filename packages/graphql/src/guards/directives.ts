@@ -99,6 +99,21 @@ function readFieldCost(
       requireOneSlicingArgument: booleanArgument(listSize, 'requireOneSlicingArgument') ?? true,
     }
   }
+  // Code-first schemas: `extensions: { listSize: { slicingArguments: ['first'], … } }`, the directive's arguments.
+  const sizeExtension = field.extensions['listSize']
+  if (typeof sizeExtension === 'object' && sizeExtension !== null) {
+    const { assumedSize, slicingArguments, sizedFields, requireOneSlicingArgument } =
+      sizeExtension as ListSizeExtension
+    return {
+      ...base,
+      sized: true,
+      slicingArguments: strings(slicingArguments) ?? [],
+      assumedSize: typeof assumedSize === 'number' ? assumedSize : undefined,
+      sizedFields: strings(sizedFields),
+      requireOneSlicingArgument:
+        typeof requireOneSlicingArgument === 'boolean' ? requireOneSlicingArgument : true,
+    }
+  }
   // A Relay connection (Relay Cursor Connections Specification §2) sized by first/last.
   const slicing = field.args
     .filter((arg) => arg.name === 'first' || arg.name === 'last')
@@ -121,6 +136,27 @@ function readFieldCost(
     sizedFields: undefined,
     requireOneSlicingArgument: false,
   }
+}
+
+/**
+ * `extensions.listSize` of a code-first field: the arguments of `@listSize` (IBM cost spec).
+ *
+ * @example
+ * ```ts
+ * const field = { type: new GraphQLList(Order), args: { first: { type: GraphQLInt } }, extensions: { listSize: { slicingArguments: ['first'] } satisfies ListSizeExtension } }
+ * ```
+ */
+export interface ListSizeExtension {
+  readonly assumedSize?: number
+  readonly slicingArguments?: readonly string[]
+  readonly sizedFields?: readonly string[]
+  readonly requireOneSlicingArgument?: boolean
+}
+
+function strings(value: unknown): readonly string[] | undefined {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string')
+    : undefined
 }
 
 function typeWeight(type: GraphQLNamedType): number | undefined {

@@ -2,4 +2,5 @@
 export { parseDocument } from '../parse.ts'
 export { analyzeDocument } from './analyze.ts'
 export { DEFAULT_GUARD_OPTIONS } from './defaults.ts'
+export type { ListSizeExtension } from './directives.ts'
 export { costDirectivesSDL } from './directives.ts'

@@ -188,6 +188,15 @@ export function createGraphQLHandler(
       })
       const headers = new Headers(init.headers)
       for (const [name, value] of exchange.headers) headers.set(name, value)
+      if (body === null && init.status === 406) {
+        // graphql-http answers 406 without a body; every error of ours carries a code.
+        headers.set('content-type', 'application/json; charset=utf-8')
+        const error = {
+          message: `Accept ${init.headers?.accept}.`,
+          extensions: { code: 'BAD_REQUEST' },
+        }
+        return new Response(JSON.stringify({ errors: [error] }), { status: 406, headers })
+      }
       return new Response(body, { status: init.status, statusText: init.statusText, headers })
     } catch (error) {
       report(error)

@@ -112,9 +112,19 @@ export function createEventStreamHandler(
         true,
       )
       if (!('prepared' in outcome)) {
-        // One `next` event with the errors, then `complete` (graphql-sse takes a result without
-        // `data` for execution arguments, so it is handed over as a one-event stream).
         const errors = outcome.errors.map((error) => maskError(error, report))
+        if (outcome.status !== undefined && outcome.status >= 400) {
+          // Refused before any stream: a rate limit (429 with Retry-After), a mutation over
+          // GET (405), a malformed request (400) are HTTP answers, as without the stream.
+          const headers: Record<string, string> = {
+            'content-type': 'application/json; charset=utf-8',
+          }
+          for (const [name, value] of exchange.headers) headers[name] = value
+          return [JSON.stringify({ errors }), { status: outcome.status, statusText: '', headers }]
+        }
+        // Document refusals: one `next` event with the errors, then `complete` (graphql-sse
+        // PROTOCOL; it takes a result without `data` for execution arguments, so the errors
+        // are handed over as a one-event stream).
         return (async function* refusal() {
           yield { errors }
         })()
