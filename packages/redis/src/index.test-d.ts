@@ -1,12 +1,23 @@
+import type { PersistedDocumentStore, PubSub } from '@api-blocks/graphql'
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import type { OAuthStore } from '@api-blocks/oauth'
 import type { ProblemError } from '@api-blocks/problem-details'
 import type { DedupStore } from '@api-blocks/webhooks'
+import type {
+  createClient,
+  RedisClientType,
+  RedisFunctions,
+  RedisModules,
+  RedisScripts,
+  TypeMapping,
+} from 'redis'
 import { describe, expectTypeOf, test } from 'vitest'
 import type {
   RedisDedupStoreOptions,
   RedisIdempotencyStoreOptions,
   RedisOAuthStoreOptions,
+  RedisPersistedDocumentStoreOptions,
+  RedisPubSubClient,
   RedisScriptClient,
   RedisStoreErrorCode,
 } from './index.ts'
@@ -14,6 +25,8 @@ import {
   RedisDedupStore,
   RedisIdempotencyStore,
   RedisOAuthStore,
+  type RedisPersistedDocumentStore,
+  RedisPubSub,
   RedisStoreError,
 } from './index.ts'
 
@@ -39,6 +52,22 @@ describe('public generics of @api-blocks/redis', () => {
     expectTypeOf<RedisDedupStoreOptions['client']>().toEqualTypeOf<RedisScriptClient>()
     // @ts-expect-error: a client is required
     new RedisDedupStore({ prefix: 'p:' })
+  })
+
+  test('RedisPersistedDocumentStore and RedisPubSub are the stores of @api-blocks/graphql', () => {
+    expectTypeOf<RedisPersistedDocumentStore>().toExtend<PersistedDocumentStore>()
+    expectTypeOf<RedisPersistedDocumentStoreOptions['client']>().toEqualTypeOf<RedisScriptClient>()
+    expectTypeOf<RedisPubSub>().toExtend<PubSub>()
+    // @ts-expect-error: a client is required
+    new RedisPubSub({ prefix: 'p:' })
+  })
+
+  test('node-redis clients satisfy RedisPubSubClient as they are (RESP3 and RESP2)', () => {
+    expectTypeOf<ReturnType<typeof createClient>>().toExtend<RedisPubSubClient>()
+    expectTypeOf<
+      RedisClientType<RedisModules, RedisFunctions, RedisScripts, 2, TypeMapping>
+    >().toExtend<RedisPubSubClient>()
+    expectTypeOf<{ publish(channel: string): Promise<unknown> }>().not.toExtend<RedisPubSubClient>()
   })
 
   test('RedisStoreError narrows its code', () => {
