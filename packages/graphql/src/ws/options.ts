@@ -108,7 +108,7 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
  */
 export interface GraphQLWebSocketServer {
   /** Open sockets. */
-  readonly connections: () => number
+  connections(): number
   /**
    * Stops accepting upgrades, closes every socket with 1001 Going Away, and resolves once they
    * closed. Calling it again returns the same promise.
