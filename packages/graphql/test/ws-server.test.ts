@@ -241,6 +241,37 @@ describe('authentication from connection_init', () => {
     expect(String(harness.errors[0])).toContain('JWKS down')
   })
 
+  test('credentials already expired (claims.exp, RFC 7519 §4.1.4): 4403', async () => {
+    const now = 1_800_000_000_000
+    harness = await start({
+      schema: makeSchema(new MemoryPubSub()),
+      clock: () => now,
+      authenticate: async () => ({ subject: 'ada', scopes: [], claims: { exp: now / 1000 } }),
+    })
+    const socket = await raw(harness.url)
+    socket.send({ type: 'connection_init' })
+    expect((await socket.closed).code).toBe(4403)
+  })
+
+  test('credentials that expire later close the socket with 4403 then', async () => {
+    const now = 1_800_000_000_000
+    harness = await start({
+      schema: makeSchema(new MemoryPubSub()),
+      clock: () => now,
+      // 20 ms of validity left by the injected clock.
+      authenticate: async () => ({
+        subject: 'ada',
+        scopes: [],
+        claims: { exp: (now + 20) / 1000 },
+      }),
+    })
+    const socket = await raw(harness.url)
+    socket.send({ type: 'connection_init' })
+    await socket.message((m) => m['type'] === 'connection_ack')
+    const closed = await socket.closed
+    expect(closed).toEqual({ code: 4403, reason: 'Forbidden: the credentials expired' })
+  })
+
   test('without authenticate every connection is accepted with no principal', async () => {
     harness = await start({
       schema: makeSchema(new MemoryPubSub()),

@@ -51,8 +51,10 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
   /**
    * Who the connection acts for, from the `connection_init` payload (a token such as
    * `{ authorization: "Bearer …" }`) and the upgrade request. `undefined` closes the socket with
-   * 4403 Forbidden; a rejection closes it with 4500 and goes to `onError`. Without this option
-   * every connection is accepted with no principal.
+   * 4403 Forbidden; a rejection closes it with 4500 and goes to `onError`. A principal whose
+   * `claims.exp` (seconds, as in a JWT) has passed is refused the same way, and the socket of
+   * one that expires later is closed with 4403 then. Without this option every connection is
+   * accepted with no principal.
    */
   readonly authenticate?: (
     connectionParams: Readonly<Record<string, unknown>> | undefined,
@@ -95,6 +97,8 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
   readonly maxOperations?: number
   /** Open sockets on this server (default 10,000); an upgrade beyond answers HTTP 503. */
   readonly maxConnections?: number
+  /** Milliseconds since the epoch (default `Date.now`), for the expiry of credentials. */
+  readonly clock?: () => number
 }
 
 /**

@@ -42,7 +42,12 @@ const DEFAULT_MAX_PAYLOAD = 100 * 1024
 /** `ctx.extra` of graphql-ws's hooks: the socket, the upgrade request, the principal once known. */
 interface ConnectionExtra extends SocketExtra {
   principal?: Principal | undefined
+  /** Closes the socket when the principal's credentials expire. */
+  expiry?: ReturnType<typeof setTimeout>
 }
+
+// setTimeout's longest delay (2^31 - 1 ms, about 24.8 days); a later expiry is cut to it.
+const MAX_TIMEOUT = 2 ** 31 - 1
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 0) {
@@ -96,6 +101,7 @@ export function attachGraphQLWebSocket(
     options.operations ?? ['query', 'mutation', 'subscription'],
   )
   const { authenticate, rateLimit, schema } = options
+  const clock = options.clock ?? Date.now
   const report = (error: unknown): void => options.onError?.(error)
   const keepAlive = positive('keepAlive', options.keepAlive ?? 12_000)
   const wss = new WebSocketServer({
@@ -157,8 +163,23 @@ export function attachGraphQLWebSocket(
       }
       // graphql-ws PROTOCOL.md, ConnectionInit: the server may close with 4403 Forbidden.
       if (principal === undefined) return false
+      // Credentials that expire (RFC 7519 §4.1.4 `exp`, in seconds) end the connection when they
+      // do, so a socket never outlives its token. 4403 is not fatal to graphql-ws's client: it
+      // reconnects, with fresh `connectionParams` when they are a function.
+      const exp = principal.claims['exp']
+      if (typeof exp === 'number' && Number.isFinite(exp)) {
+        const left = exp * 1000 - clock()
+        if (left <= 0) return false
+        ctx.extra.expiry = setTimeout(
+          () => ctx.extra.socket.close(4403, 'Forbidden: the credentials expired'),
+          Math.min(left, MAX_TIMEOUT),
+        )
+      }
       ctx.extra.principal = principal
       return true
+    },
+    onClose(ctx) {
+      clearTimeout(ctx.extra.expiry)
     },
     async onSubscribe(ctx, _id, payload) {
       // graphql-ws records the id before this hook, so the count includes this operation.
