@@ -49,7 +49,7 @@ interface ConnectionExtra extends SocketExtra {
 // setTimeout's longest delay (2^31 - 1 ms, about 24.8 days); a later expiry is cut to it.
 const MAX_TIMEOUT = 2 ** 31 - 1
 
-function positive(name: string, value: number): number {
+function wholeNumber(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 0) {
     throw new RangeError(`attachGraphQLWebSocket: ${name} must be a whole number of at least 0.`)
   }
@@ -78,14 +78,17 @@ function pathOf(url: string | undefined): string {
  * @example
  * ```ts
  * import { createServer } from 'node:http'
- * import { attachGraphQLWebSocket } from '@api-blocks/graphql/ws'
+ * import { createTokenVerifier } from '@api-blocks/bearer'
+ * import { attachGraphQLWebSocket, bearerAuthentication } from '@api-blocks/graphql/ws'
  *
  * const server = createServer(listener).listen(8080)
  * const ws = attachGraphQLWebSocket(server, {
  *   schema,
  *   path: '/graphql',
- *   authenticate: async (params) => tokens.verify(String(params?.['authorization'] ?? '')),
+ *   persistedQueries: { store }, // the HTTP endpoint's store: one set of persisted documents
+ *   authenticate: bearerAuthentication(createTokenVerifier({ jwt: { issuer, audience, jwksUrl } })),
  * })
+ * process.once('SIGTERM', () => ws.close().then(() => server.close()))
  * ```
  */
 export function attachGraphQLWebSocket(
@@ -93,9 +96,9 @@ export function attachGraphQLWebSocket(
   options: GraphQLWebSocketOptions,
 ): GraphQLWebSocketServer {
   const path = options.path ?? '/graphql'
-  const maxConnections = positive('maxConnections', options.maxConnections ?? 10_000)
-  const maxOperations = positive('maxOperations', options.maxOperations ?? 100)
-  const maxPayload = positive('maxPayloadBytes', options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD)
+  const maxConnections = wholeNumber('maxConnections', options.maxConnections ?? 10_000)
+  const maxOperations = wholeNumber('maxOperations', options.maxOperations ?? 100)
+  const maxPayload = wholeNumber('maxPayloadBytes', options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD)
   const preparer = options.preparer ?? createOperationPreparer(options)
   const allowed = new Set<OperationTypeNode | string>(
     options.operations ?? ['query', 'mutation', 'subscription'],
@@ -103,7 +106,7 @@ export function attachGraphQLWebSocket(
   const { authenticate, rateLimit, schema } = options
   const clock = options.clock ?? Date.now
   const report = (error: unknown): void => options.onError?.(error)
-  const keepAlive = positive('keepAlive', options.keepAlive ?? 12_000)
+  const keepAlive = wholeNumber('keepAlive', options.keepAlive ?? 12_000)
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload,
@@ -145,7 +148,7 @@ export function attachGraphQLWebSocket(
 
   const protocol = makeServer<Record<string, unknown> | undefined, ConnectionExtra>({
     schema,
-    connectionInitWaitTimeout: positive(
+    connectionInitWaitTimeout: wholeNumber(
       'connectionInitWaitTimeout',
       options.connectionInitWaitTimeout ?? 3_000,
     ),
