@@ -53,6 +53,18 @@ describe('cost: weights (IBM cost directives)', () => {
     expect(cost('{ row { n } }', {}, {}, codeFirst).cost).toBe(6)
   })
 
+  test('@cost on an argument adds its weight when the argument is sent', () => {
+    const weighted = buildSchema(
+      `${costDirectivesSDL} type Query { find(text: String @cost(weight: "5"), exact: Boolean): A } type A { b: Int }`,
+    )
+    expect(cost('{ find { b } }', {}, {}, weighted).cost).toBe(1)
+    expect(cost('{ find(text: "x", exact: true) { b } }', {}, {}, weighted).cost).toBe(6)
+    expect(cost('query($t: String) { find(text: $t) { b } }', {}, {}, weighted).cost).toBe(1)
+    expect(cost('query($t: String) { find(text: $t) { b } }', { t: 'x' }, {}, weighted).cost).toBe(
+      6,
+    )
+  })
+
   test('a negative weight floors the field at 0', () => {
     const negative = buildSchema(
       `${costDirectivesSDL} type Query { a: A @cost(weight: "-5") } type A { b: Int @cost(weight: "1") }`,
@@ -129,7 +141,29 @@ describe('cost: list sizes', () => {
     expect(
       cost('query($n: Int) { orders(first: $n) { nodes { id } totalCount } }', { n: 3 }).cost,
     ).toBe(1 + 3 * 1)
-    expect(cost('{ orders(first: 2, last: 7) { nodes { id } } }').cost).toBe(1 + 7)
+    expect(cost('{ orders(last: 7) { nodes { id } } }').cost).toBe(1 + 20)
+    expect(cost('{ orders(last: 7) { nodes { id } } }')).toMatchObject({ errors: [] })
+  })
+
+  test('requireOneSlicingArgument: several sent is SLICING_ARGUMENT_REQUIRED (the largest is costed); a default does not count', () => {
+    const both = cost('{ orders(first: 2, last: 7) { nodes { id } } }')
+    expect(both.cost).toBe(1 + 7)
+    expect(both.errors.map((error) => [error.message, error.extensions])).toEqual([
+      [
+        'Query.orders takes only one of the arguments first, last.',
+        { code: 'SLICING_ARGUMENT_REQUIRED', field: 'Query.orders', arguments: ['first', 'last'] },
+      ],
+    ])
+    const source = 'query($f: Int, $l: Int) { orders(first: $f, last: $l) { nodes { id } } }'
+    expect(codes(cost(source, { l: 3 }))).toEqual([])
+    expect(codes(cost(source, { f: 3, l: 3 }))).toEqual(['SLICING_ARGUMENT_REQUIRED'])
+    const search = buildSchema(
+      `${costDirectivesSDL} type Query { s(a: Int, b: Int): [Q!]! @listSize(slicingArguments: ["a", "b"], requireOneSlicingArgument: false) } type Q { q: Q }`,
+    )
+    expect(cost('{ s(a: 2, b: 5) { q { q { q { __typename } } } } }', {}, {}, search)).toEqual({
+      cost: 1 + 5 * 3,
+      errors: [],
+    })
   })
 
   test('sized fields are found through fragments and inline fragments of the connection', () => {

@@ -6,7 +6,8 @@
  * The model, and where it deliberately differs from graphql-query-complexity 2.0.0 (gqc):
  * - field cost = weight + size × children (IBM cost spec, "Calculating static cost"), floored at 0;
  *   the weight is `@cost(weight:)` on the field, else `extensions.cost`, else `@cost` on its
- *   return type, else 0 for scalars and enums and 1 for composite types.
+ *   return type, else 0 for scalars and enums and 1 for composite types; plus the `@cost` (or
+ *   `extensions.cost`) of each argument sent. `@cost` on input fields is not counted.
  * - a selection set on an abstract type costs the maximum over its possible types, each field
  *   looked up on the concrete type (so an implementation's `@cost` counts: IBM puts no `@cost`
  *   on interface fields), and only the type conditions that apply to that type counted (GraphQL
@@ -237,12 +238,13 @@ class CostRun {
     } else if (composite) rest = this.selectionSet(node.selectionSet, type)
     const estimated = this.estimate(parent, field, node, sized + rest)
     if (estimated !== undefined) return estimated
-    if (!composite) return Math.max(0, settings.weight)
+    const weight =
+      settings.argumentWeights.size > 0
+        ? settings.weight + this.argumentsWeight(settings, node)
+        : settings.weight
+    if (!composite) return Math.max(0, weight)
     const size = settings.sized && !sizedByParent ? this.size(settings, field, node) : 1
-    return Math.max(
-      0,
-      split ? settings.weight + size * sized + rest : settings.weight + size * rest,
-    )
+    return Math.max(0, split ? weight + size * sized + rest : weight + size * rest)
   }
 
   /** The first number the estimators give (graphql-query-complexity's interface), if any. */
@@ -285,9 +287,11 @@ class CostRun {
     node: FieldNode,
   ): number {
     let size: number | undefined
+    let sent = 0
     for (const name of settings.slicingArguments) {
       const value = this.argumentValue(field, node, name)
       if (typeof value !== 'number') continue
+      if (this.sent(node, name)) sent++
       if (value > this.settings.maxPageSize) {
         this.report('PAGE_SIZE_EXCEEDED', settings.coordinate, name, () =>
           codedError(
@@ -304,18 +308,45 @@ class CostRun {
       }
       if (size === undefined || value > size) size = value
     }
-    if (size !== undefined) return Math.max(0, size)
-    if (settings.requireOneSlicingArgument && settings.slicingArguments.length > 0) {
-      const names = settings.slicingArguments
+    // IBM cost spec, @listSize(requireOneSlicingArgument:): none or several slicing arguments
+    // may be refused. A schema default counts as one sent, but not toward "several" (a Relay
+    // connection with `first: Int = 20` paged backward with `last` is fine).
+    const names = settings.slicingArguments
+    if (
+      settings.requireOneSlicingArgument &&
+      names.length > 0 &&
+      (size === undefined || sent > 1)
+    ) {
+      const message =
+        size === undefined
+          ? `${settings.coordinate} needs one of the arguments ${names.join(', ')}.`
+          : `${settings.coordinate} takes only one of the arguments ${names.join(', ')}.`
       this.report('SLICING_ARGUMENT_REQUIRED', settings.coordinate, '', () =>
-        codedError(
-          'SLICING_ARGUMENT_REQUIRED',
-          `${settings.coordinate} needs one of the arguments ${names.join(', ')}.`,
-          { field: settings.coordinate, arguments: names },
-        ),
+        codedError('SLICING_ARGUMENT_REQUIRED', message, {
+          field: settings.coordinate,
+          arguments: names,
+        }),
       )
     }
+    if (size !== undefined) return Math.max(0, size)
     return settings.assumedSize ?? this.settings.defaultListSize
+  }
+
+  /** The weights of the arguments sent (IBM cost spec: `@cost` on ARGUMENT_DEFINITION). */
+  private argumentsWeight(settings: FieldCost, node: FieldNode): number {
+    let total = 0
+    for (const arg of node.arguments ?? []) {
+      const weight = settings.argumentWeights.get(arg.name.value)
+      if (weight !== undefined && this.sent(node, arg.name.value)) total += weight
+    }
+    return total
+  }
+
+  /** Whether the document itself gives the argument a value (a literal, or a variable the request sent). */
+  private sent(node: FieldNode, name: string): boolean {
+    const value = node.arguments?.find((arg) => arg.name.value === name)?.value
+    if (value === undefined || value.kind === Kind.NULL) return false
+    return value.kind !== Kind.VARIABLE || (this.variables[value.name.value] ?? null) !== null
   }
 
   /** One error per code and field, however often the field occurs. */
