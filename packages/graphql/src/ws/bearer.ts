@@ -34,7 +34,7 @@ export interface BearerAuthenticationOptions {
 }
 
 /**
- * An `authenticate` for {@link attachGraphQLWebSocket} that verifies the bearer token of the
+ * An `authenticate` for `attachGraphQLWebSocket` that verifies the bearer token of the
  * `connection_init` payload with `verifier` (`createTokenVerifier` of @api-blocks/bearer, or
  * anything with its `verify`). A missing, malformed (over 4 KiB included) or refused token
  * (an `ApiBlocksError` with a 4xx status: invalid, expired) gives `undefined`, so the socket

@@ -7,8 +7,9 @@
 export type { BearerAuthenticationOptions } from './bearer.ts'
 export { bearerAuthentication } from './bearer.ts'
 export type {
+  GraphQLWebSocketEvent,
   GraphQLWebSocketOptions,
   GraphQLWebSocketServer,
   WebSocketConnection,
-} from './server.ts'
+} from './options.ts'
 export { attachGraphQLWebSocket } from './server.ts'

@@ -15,140 +15,49 @@
 import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { Principal } from '@api-blocks/core'
-import type { RateLimiter } from '@api-blocks/rate-limit'
 import type {
   ExecutionArgs,
   FormattedExecutionResult,
   GraphQLError,
   OperationTypeNode,
 } from 'graphql'
-import type { Context } from 'graphql-ws'
+import type { Context, SubscribePayload } from 'graphql-ws'
 import { handleProtocols, makeServer } from 'graphql-ws'
 import { WebSocketServer } from 'ws'
 import { codedError } from '../error.ts'
 import { maskError } from '../http/format.ts'
-import type { OperationPreparer, PreparerOptions } from '../http/operation.ts'
+import type { OperationPreparer } from '../http/operation.ts'
 import { createOperationPreparer } from '../http/operation.ts'
 import { chargeFor, rateLimitedError } from '../http/rate-limit.ts'
+import type {
+  GraphQLWebSocketOptions,
+  GraphQLWebSocketServer,
+  WebSocketConnection,
+} from './options.ts'
 import type { SocketExtra } from './socket.ts'
 import { serveSocket } from './socket.ts'
 
-/**
- * What {@link GraphQLWebSocketOptions.context} receives besides the principal.
- *
- * @example
- * ```ts
- * const context = (principal: Principal | undefined, { request }: WebSocketConnection) => ({
- *   principal,
- *   ip: request.socket.remoteAddress,
- * })
- * ```
- */
-export interface WebSocketConnection {
-  /** The HTTP upgrade request that opened the socket. */
-  readonly request: IncomingMessage
-  /** The `connection_init` payload, if it was an object. */
-  readonly connectionParams: Readonly<Record<string, unknown>> | undefined
-}
-
-/**
- * Options of {@link attachGraphQLWebSocket}: the {@link PreparerOptions} of the HTTP endpoint
- * (or its `preparer` itself, to share its document cache), and the WebSocket specifics.
- *
- * @example
- * ```ts
- * const options: GraphQLWebSocketOptions = {
- *   schema,
- *   path: '/graphql',
- *   authenticate: async (params) => verify(String(params?.['authorization'] ?? '')),
- * }
- * ```
- */
-export interface GraphQLWebSocketOptions extends PreparerOptions {
-  /** The URL path upgrades are accepted on (default `/graphql`); the query string is ignored. */
-  readonly path?: string
-  /**
-   * A preparer made by `createOperationPreparer`; default: one made from these options. Give
-   * the HTTP endpoint and this server the same `persistedQueries.store`, so a document
-   * registered on one (APQ) or loaded once (allow-list) is known to both.
-   */
-  readonly preparer?: OperationPreparer
-  /**
-   * Who the connection acts for, from the `connection_init` payload (a token such as
-   * `{ authorization: "Bearer …" }`) and the upgrade request. `undefined` closes the socket with
-   * 4403 Forbidden; a rejection closes it with 4500 and goes to `onError`. Without this option
-   * every connection is accepted with no principal.
-   */
-  readonly authenticate?: (
-    connectionParams: Readonly<Record<string, unknown>> | undefined,
-    request: IncomingMessage,
-  ) => Promise<Principal | undefined>
-  /**
-   * The GraphQL context value of each operation (default `{ principal }`, what
-   * `authorizeSchema` reads). A rejection answers `INTERNAL_SERVER_ERROR` and goes to `onError`.
-   */
-  readonly context?: (principal: Principal | undefined, connection: WebSocketConnection) => unknown
-  /** The root value operations execute against. */
-  readonly rootValue?: unknown
-  /**
-   * The operation types served (default all three). A refused type answers an `error` message
-   * with code `METHOD_NOT_ALLOWED`: serve mutations only over HTTP to keep them behind its
-   * idempotency and rate-limit layers.
-   */
-  readonly operations?: readonly ('query' | 'mutation' | 'subscription')[]
-  /**
-   * Charges each operation's cost (`max(1, ceil(cost))`, as the HTTP endpoint does) to a rate
-   * limit before it runs, keyed by `key` (for instance `principalKey(principal)` of
-   * @api-blocks/core); a refusal answers an `error` message with code `RATE_LIMITED`, `cost`
-   * and `retryAfterSeconds`. A failing limiter store lets the operation through and goes to
-   * `onError`.
-   */
-  readonly rateLimit?: {
-    readonly limiter: RateLimiter
-    readonly key: (
-      principal: Principal | undefined,
-      request: IncomingMessage,
-    ) => string | Promise<string>
-  }
-  /** Milliseconds to wait for `connection_init` before closing with 4408 (default 3,000). */
-  readonly connectionInitWaitTimeout?: number
-  /** Milliseconds between WebSocket pings; a socket that misses a pong is dropped (default 12,000; 0: none). */
-  readonly keepAlive?: number
-  /** Largest message accepted, in bytes (default 100 KiB); a larger one closes the socket with 1009. */
-  readonly maxPayloadBytes?: number
-  /** Operations running at once on one connection (default 100). */
-  readonly maxOperations?: number
-  /** Open sockets on this server (default 10,000); an upgrade beyond answers HTTP 503. */
-  readonly maxConnections?: number
-}
-
-/**
- * The server attached by {@link attachGraphQLWebSocket}.
- *
- * @example
- * ```ts
- * const ws = attachGraphQLWebSocket(server, { schema })
- * process.once('SIGTERM', () => ws.close().then(() => server.close()))
- * ```
- */
-export interface GraphQLWebSocketServer {
-  /** Open sockets. */
-  readonly connections: () => number
-  /**
-   * Stops accepting upgrades, closes every socket with 1001 Going Away, and resolves once they
-   * closed. Calling it again returns the same promise.
-   */
-  close(): Promise<void>
-}
-
 const DEFAULT_MAX_PAYLOAD = 100 * 1024
+
+/** An admitted operation: what graphql-ws executes, and what `onEvent` is told. */
+interface Admitted {
+  readonly args: ExecutionArgs
+  readonly operation: OperationTypeNode
+  readonly operationName: string | undefined
+  readonly cost: number
+}
 
 /** `ctx.extra` of graphql-ws's hooks: the socket, the upgrade request, the principal once known. */
 interface ConnectionExtra extends SocketExtra {
   principal?: Principal | undefined
+  /** Closes the socket when the principal's credentials expire. */
+  expiry?: ReturnType<typeof setTimeout>
 }
 
-function positive(name: string, value: number): number {
+// setTimeout's longest delay (2^31 - 1 ms, about 24.8 days); a later expiry is cut to it.
+const MAX_TIMEOUT = 2 ** 31 - 1
+
+function wholeNumber(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 0) {
     throw new RangeError(`attachGraphQLWebSocket: ${name} must be a whole number of at least 0.`)
   }
@@ -177,14 +86,17 @@ function pathOf(url: string | undefined): string {
  * @example
  * ```ts
  * import { createServer } from 'node:http'
- * import { attachGraphQLWebSocket } from '@api-blocks/graphql/ws'
+ * import { createTokenVerifier } from '@api-blocks/bearer'
+ * import { attachGraphQLWebSocket, bearerAuthentication } from '@api-blocks/graphql/ws'
  *
  * const server = createServer(listener).listen(8080)
  * const ws = attachGraphQLWebSocket(server, {
  *   schema,
  *   path: '/graphql',
- *   authenticate: async (params) => tokens.verify(String(params?.['authorization'] ?? '')),
+ *   persistedQueries: { store }, // the HTTP endpoint's store: one set of persisted documents
+ *   authenticate: bearerAuthentication(createTokenVerifier({ jwt: { issuer, audience, jwksUrl } })),
  * })
+ * process.once('SIGTERM', () => ws.close().then(() => server.close()))
  * ```
  */
 export function attachGraphQLWebSocket(
@@ -192,16 +104,17 @@ export function attachGraphQLWebSocket(
   options: GraphQLWebSocketOptions,
 ): GraphQLWebSocketServer {
   const path = options.path ?? '/graphql'
-  const maxConnections = positive('maxConnections', options.maxConnections ?? 10_000)
-  const maxOperations = positive('maxOperations', options.maxOperations ?? 100)
-  const maxPayload = positive('maxPayloadBytes', options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD)
+  const maxConnections = wholeNumber('maxConnections', options.maxConnections ?? 10_000)
+  const maxOperations = wholeNumber('maxOperations', options.maxOperations ?? 100)
+  const maxPayload = wholeNumber('maxPayloadBytes', options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD)
   const preparer = options.preparer ?? createOperationPreparer(options)
   const allowed = new Set<OperationTypeNode | string>(
     options.operations ?? ['query', 'mutation', 'subscription'],
   )
-  const { authenticate, rateLimit, schema } = options
+  const { authenticate, rateLimit, schema, onEvent } = options
+  const clock = options.clock ?? Date.now
   const report = (error: unknown): void => options.onError?.(error)
-  const keepAlive = positive('keepAlive', options.keepAlive ?? 12_000)
+  const keepAlive = wholeNumber('keepAlive', options.keepAlive ?? 12_000)
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload,
@@ -218,6 +131,7 @@ export function attachGraphQLWebSocket(
       return
     }
     if (wss.clients.size + pending >= maxConnections) {
+      onEvent?.({ type: 'refused', status: 503, request })
       reject(socket, '503 Service Unavailable')
       return
     }
@@ -241,9 +155,71 @@ export function attachGraphQLWebSocket(
     connectionParams: ctx.connectionParams,
   })
 
+  // Everything between a `subscribe` message and graphql-js: the operation cap, the context,
+  // the preparer, the operation type, the rate limit.
+  const admit = async (
+    ctx: Context<Record<string, unknown> | undefined, ConnectionExtra>,
+    payload: SubscribePayload,
+  ): Promise<GraphQLError[] | Admitted> => {
+    // graphql-ws records the id before this hook, so the count includes this operation.
+    const running = Object.keys(ctx.subscriptions).length
+    if (running > maxOperations) {
+      return [
+        codedError(
+          'BAD_REQUEST',
+          `This connection already runs ${maxOperations} operations; complete one first.`,
+          { limit: maxOperations, actual: running },
+        ),
+      ]
+    }
+    const { principal } = ctx.extra
+    let contextValue: unknown
+    let prepared: Awaited<ReturnType<OperationPreparer['prepare']>>
+    try {
+      contextValue =
+        options.context === undefined
+          ? { principal }
+          : await options.context(principal, connectionOf(ctx))
+      // The protocol requires `query` to be a string; a client sending only a persisted
+      // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
+      const request = payload.query === '' ? { ...payload, query: undefined } : payload
+      prepared = await preparer.prepare(request, contextValue)
+    } catch (error) {
+      report(error)
+      return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
+    }
+    if (Array.isArray(prepared)) return [...(prepared as readonly GraphQLError[])]
+    const { document, operation, variableValues, cost } = prepared as Exclude<
+      typeof prepared,
+      readonly GraphQLError[]
+    >
+    if (!allowed.has(operation.operation)) {
+      return [
+        codedError(
+          'METHOD_NOT_ALLOWED',
+          `This WebSocket does not serve ${operation.operation} operations.`,
+        ),
+      ]
+    }
+    if (rateLimit !== undefined) {
+      const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
+      if (refused !== undefined) return [refused]
+    }
+    const args: ExecutionArgs = {
+      schema,
+      document,
+      variableValues: { ...variableValues },
+      contextValue,
+      rootValue: options.rootValue,
+    }
+    const operationName = operation.name?.value
+    if (operationName !== undefined) args.operationName = operationName
+    return { args, operation: operation.operation, operationName, cost }
+  }
+
   const protocol = makeServer<Record<string, unknown> | undefined, ConnectionExtra>({
     schema,
-    connectionInitWaitTimeout: positive(
+    connectionInitWaitTimeout: wholeNumber(
       'connectionInitWaitTimeout',
       options.connectionInitWaitTimeout ?? 3_000,
     ),
@@ -261,64 +237,39 @@ export function attachGraphQLWebSocket(
       }
       // graphql-ws PROTOCOL.md, ConnectionInit: the server may close with 4403 Forbidden.
       if (principal === undefined) return false
+      // Credentials that expire (RFC 7519 §4.1.4 `exp`, in seconds) end the connection when they
+      // do, so a socket never outlives its token. 4403 is not fatal to graphql-ws's client: it
+      // reconnects, with fresh `connectionParams` when they are a function.
+      const exp = principal.claims['exp']
+      if (typeof exp === 'number' && Number.isFinite(exp)) {
+        const left = exp * 1000 - clock()
+        if (left <= 0) return false
+        ctx.extra.expiry = setTimeout(
+          () => ctx.extra.socket.close(4403, 'Forbidden: the credentials expired'),
+          Math.min(left, MAX_TIMEOUT),
+        )
+      }
       ctx.extra.principal = principal
       return true
     },
+    onClose(ctx, code) {
+      clearTimeout(ctx.extra.expiry)
+      // RFC 6455 §7.1.5: 1005, no status code received.
+      onEvent?.({ type: 'closed', code: code ?? 1005, request: ctx.extra.request })
+    },
     async onSubscribe(ctx, _id, payload) {
-      // graphql-ws records the id before this hook, so the count includes this operation.
-      const running = Object.keys(ctx.subscriptions).length
-      if (running > maxOperations) {
-        return [
-          codedError(
-            'BAD_REQUEST',
-            `This connection already runs ${maxOperations} operations; complete one first.`,
-            { limit: maxOperations, actual: running },
-          ),
-        ]
+      const admitted = await admit(ctx, payload)
+      if (onEvent !== undefined) {
+        const { request } = ctx.extra
+        if (Array.isArray(admitted)) {
+          const code = admitted[0]?.extensions['code']
+          onEvent({ type: 'rejected', code: typeof code === 'string' ? code : 'UNKNOWN', request })
+        } else {
+          const { operation, operationName, cost } = admitted
+          onEvent({ type: 'operation', operation, operationName, cost, request })
+        }
       }
-      const { principal } = ctx.extra
-      let contextValue: unknown
-      let prepared: Awaited<ReturnType<OperationPreparer['prepare']>>
-      try {
-        contextValue =
-          options.context === undefined
-            ? { principal }
-            : await options.context(principal, connectionOf(ctx))
-        // The protocol requires `query` to be a string; a client sending only a persisted
-        // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
-        const request = payload.query === '' ? { ...payload, query: undefined } : payload
-        prepared = await preparer.prepare(request, contextValue)
-      } catch (error) {
-        report(error)
-        return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
-      }
-      if (Array.isArray(prepared)) return prepared as GraphQLError[]
-      const { document, operation, variableValues, cost } = prepared as Exclude<
-        typeof prepared,
-        readonly GraphQLError[]
-      >
-      if (!allowed.has(operation.operation)) {
-        return [
-          codedError(
-            'METHOD_NOT_ALLOWED',
-            `This WebSocket does not serve ${operation.operation} operations.`,
-          ),
-        ]
-      }
-      if (rateLimit !== undefined) {
-        const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
-        if (refused !== undefined) return [refused]
-      }
-      const args: ExecutionArgs = {
-        schema,
-        document,
-        variableValues: { ...variableValues },
-        contextValue,
-        rootValue: options.rootValue,
-      }
-      const name = operation.name?.value
-      if (name !== undefined) args.operationName = name
-      return args
+      return Array.isArray(admitted) ? admitted : admitted.args
     },
     onNext(_ctx, _id, _payload, _args, result) {
       if (result.errors === undefined) return undefined
