@@ -9,10 +9,15 @@ import {
 } from 'graphql'
 import { fieldExtensionsEstimator, simpleEstimator } from 'graphql-query-complexity'
 import { describe, expect, test } from 'vitest'
-import { analyzeDocument, costDirectivesSDL } from '../src/index.ts'
+import { analyzeDocument, costDirectivesSDL, type GuardOptions } from '../src/index.ts'
 import { operationOf, schema } from './guards-fixtures.ts'
 
-function cost(source: string, variables: Record<string, unknown> = {}, options = {}, on = schema) {
+function cost(
+  source: string,
+  variables: Record<string, unknown> = {},
+  options: GuardOptions = {},
+  on = schema,
+) {
   const { document, operation } = operationOf(source)
   return analyzeDocument(on, document, options).cost(operation, variables)
 }
@@ -46,6 +51,18 @@ describe('cost: weights (IBM cost directives)', () => {
       }),
     })
     expect(cost('{ row { n } }', {}, {}, codeFirst).cost).toBe(6)
+  })
+
+  test('@cost on an argument adds its weight when the argument is sent', () => {
+    const weighted = buildSchema(
+      `${costDirectivesSDL} type Query { find(text: String @cost(weight: "5"), exact: Boolean): A } type A { b: Int }`,
+    )
+    expect(cost('{ find { b } }', {}, {}, weighted).cost).toBe(1)
+    expect(cost('{ find(text: "x", exact: true) { b } }', {}, {}, weighted).cost).toBe(6)
+    expect(cost('query($t: String) { find(text: $t) { b } }', {}, {}, weighted).cost).toBe(1)
+    expect(cost('query($t: String) { find(text: $t) { b } }', { t: 'x' }, {}, weighted).cost).toBe(
+      6,
+    )
   })
 
   test('a negative weight floors the field at 0', () => {
@@ -124,7 +141,29 @@ describe('cost: list sizes', () => {
     expect(
       cost('query($n: Int) { orders(first: $n) { nodes { id } totalCount } }', { n: 3 }).cost,
     ).toBe(1 + 3 * 1)
-    expect(cost('{ orders(first: 2, last: 7) { nodes { id } } }').cost).toBe(1 + 7)
+    expect(cost('{ orders(last: 7) { nodes { id } } }').cost).toBe(1 + 20)
+    expect(cost('{ orders(last: 7) { nodes { id } } }')).toMatchObject({ errors: [] })
+  })
+
+  test('requireOneSlicingArgument: several sent is SLICING_ARGUMENT_REQUIRED (the largest is costed); a default does not count', () => {
+    const both = cost('{ orders(first: 2, last: 7) { nodes { id } } }')
+    expect(both.cost).toBe(1 + 7)
+    expect(both.errors.map((error) => [error.message, error.extensions])).toEqual([
+      [
+        'Query.orders takes only one of the arguments first, last.',
+        { code: 'SLICING_ARGUMENT_REQUIRED', field: 'Query.orders', arguments: ['first', 'last'] },
+      ],
+    ])
+    const source = 'query($f: Int, $l: Int) { orders(first: $f, last: $l) { nodes { id } } }'
+    expect(codes(cost(source, { l: 3 }))).toEqual([])
+    expect(codes(cost(source, { f: 3, l: 3 }))).toEqual(['SLICING_ARGUMENT_REQUIRED'])
+    const search = buildSchema(
+      `${costDirectivesSDL} type Query { s(a: Int, b: Int): [Q!]! @listSize(slicingArguments: ["a", "b"], requireOneSlicingArgument: false) } type Q { q: Q }`,
+    )
+    expect(cost('{ s(a: 2, b: 5) { q { q { q { __typename } } } } }', {}, {}, search)).toEqual({
+      cost: 1 + 5 * 3,
+      errors: [],
+    })
   })
 
   test('sized fields are found through fragments and inline fragments of the connection', () => {
@@ -234,6 +273,23 @@ describe('cost: graphql-query-complexity estimators', () => {
     expect(
       cost('{ rows(count: 2) { n } }', {}, { estimators: [() => undefined] }, listSchema).cost,
     ).toBe(1 + 10 * 0)
+  })
+
+  test('each field asks the estimators once, however the children are costed (no re-walk: linear)', () => {
+    const source =
+      '{ orders(first: 2) { edges { node { items(first: 2) { price } } } pageInfo { hasNextPage } } }'
+    const asked: string[] = []
+    const result = cost(source, {}, { estimators: [({ field }) => void asked.push(field.name)] })
+    expect(asked.sort()).toEqual([
+      'edges',
+      'hasNextPage',
+      'items',
+      'node',
+      'orders',
+      'pageInfo',
+      'price',
+    ])
+    expect(result.cost).toBe(cost(source).cost)
   })
 
   test('the context reaches the estimators', () => {

@@ -6,7 +6,8 @@
  * The model, and where it deliberately differs from graphql-query-complexity 2.0.0 (gqc):
  * - field cost = weight + size × children (IBM cost spec, "Calculating static cost"), floored at 0;
  *   the weight is `@cost(weight:)` on the field, else `extensions.cost`, else `@cost` on its
- *   return type, else 0 for scalars and enums and 1 for composite types.
+ *   return type, else 0 for scalars and enums and 1 for composite types; plus the `@cost` (or
+ *   `extensions.cost`) of each argument sent. `@cost` on input fields is not counted.
  * - a selection set on an abstract type costs the maximum over its possible types, each field
  *   looked up on the concrete type (so an implementation's `@cost` counts: IBM puts no `@cost`
  *   on interface fields), and only the type conditions that apply to that type counted (GraphQL
@@ -227,29 +228,45 @@ class CostRun {
     if (settings.introspection) return 0
     const type = getNamedType(field.type)
     const composite = isCompositeType(type) && node.selectionSet !== undefined
-    if (this.settings.estimators !== undefined && this.settings.estimators.length > 0) {
-      const childComplexity = composite ? this.selectionSet(node.selectionSet, type) : 0
-      const args = this.argumentValues(field, node)
-      for (const estimator of this.settings.estimators) {
-        const cost = estimator({
-          type: parent,
-          field,
-          node,
-          args,
-          childComplexity,
-          context: this.context as Record<string, unknown>,
-        })
-        if (typeof cost === 'number' && !Number.isNaN(cost)) return cost
-      }
-    }
-    if (!composite) return Math.max(0, settings.weight)
+    // Each child selection is costed once, whether an estimator or the directives use it.
+    const split = composite && settings.sized && settings.sizedFields !== undefined
+    let sized = 0
+    let rest = 0
+    if (split) {
+      sized = this.part(node.selectionSet, type, { names: settings.sizedFields, sized: true })
+      rest = this.part(node.selectionSet, type, { names: settings.sizedFields, sized: false })
+    } else if (composite) rest = this.selectionSet(node.selectionSet, type)
+    const estimated = this.estimate(parent, field, node, sized + rest)
+    if (estimated !== undefined) return estimated
+    const weight =
+      settings.argumentWeights.size > 0
+        ? settings.weight + this.argumentsWeight(settings, node)
+        : settings.weight
+    if (!composite) return Math.max(0, weight)
     const size = settings.sized && !sizedByParent ? this.size(settings, field, node) : 1
-    if (settings.sizedFields !== undefined && settings.sized) {
-      const sized = this.part(node.selectionSet, type, { names: settings.sizedFields, sized: true })
-      const rest = this.part(node.selectionSet, type, { names: settings.sizedFields, sized: false })
-      return Math.max(0, settings.weight + size * sized + rest)
+    return Math.max(0, split ? weight + size * sized + rest : weight + size * rest)
+  }
+
+  /** The first number the estimators give (graphql-query-complexity's interface), if any. */
+  private estimate(
+    type: GraphQLObjectType,
+    field: GraphQLField<unknown, unknown>,
+    node: FieldNode,
+    childComplexity: number,
+  ): number | undefined {
+    const estimators = this.settings.estimators
+    if (estimators === undefined || estimators.length === 0) return undefined
+    const args = this.argumentValues(field, node)
+    const context = this.context as Record<string, unknown> | undefined
+    for (const estimator of estimators) {
+      const cost = estimator(
+        context === undefined
+          ? { type, field, node, args, childComplexity }
+          : { type, field, node, args, childComplexity, context },
+      )
+      if (typeof cost === 'number' && !Number.isNaN(cost)) return cost
     }
-    return Math.max(0, settings.weight + size * this.selectionSet(node.selectionSet, type))
+    return undefined
   }
 
   /** The part of a sized field's selection set (IBM `sizedFields`), the maximum over possible types. */
@@ -270,9 +287,11 @@ class CostRun {
     node: FieldNode,
   ): number {
     let size: number | undefined
+    let sent = 0
     for (const name of settings.slicingArguments) {
       const value = this.argumentValue(field, node, name)
       if (typeof value !== 'number') continue
+      if (this.sent(node, name)) sent++
       if (value > this.settings.maxPageSize) {
         this.report('PAGE_SIZE_EXCEEDED', settings.coordinate, name, () =>
           codedError(
@@ -289,18 +308,45 @@ class CostRun {
       }
       if (size === undefined || value > size) size = value
     }
-    if (size !== undefined) return Math.max(0, size)
-    if (settings.requireOneSlicingArgument && settings.slicingArguments.length > 0) {
-      const names = settings.slicingArguments
+    // IBM cost spec, @listSize(requireOneSlicingArgument:): none or several slicing arguments
+    // may be refused. A schema default counts as one sent, but not toward "several" (a Relay
+    // connection with `first: Int = 20` paged backward with `last` is fine).
+    const names = settings.slicingArguments
+    if (
+      settings.requireOneSlicingArgument &&
+      names.length > 0 &&
+      (size === undefined || sent > 1)
+    ) {
+      const message =
+        size === undefined
+          ? `${settings.coordinate} needs one of the arguments ${names.join(', ')}.`
+          : `${settings.coordinate} takes only one of the arguments ${names.join(', ')}.`
       this.report('SLICING_ARGUMENT_REQUIRED', settings.coordinate, '', () =>
-        codedError(
-          'SLICING_ARGUMENT_REQUIRED',
-          `${settings.coordinate} needs one of the arguments ${names.join(', ')}.`,
-          { field: settings.coordinate, arguments: names },
-        ),
+        codedError('SLICING_ARGUMENT_REQUIRED', message, {
+          field: settings.coordinate,
+          arguments: names,
+        }),
       )
     }
+    if (size !== undefined) return Math.max(0, size)
     return settings.assumedSize ?? this.settings.defaultListSize
+  }
+
+  /** The weights of the arguments sent (IBM cost spec: `@cost` on ARGUMENT_DEFINITION). */
+  private argumentsWeight(settings: FieldCost, node: FieldNode): number {
+    let total = 0
+    for (const arg of node.arguments ?? []) {
+      const weight = settings.argumentWeights.get(arg.name.value)
+      if (weight !== undefined && this.sent(node, arg.name.value)) total += weight
+    }
+    return total
+  }
+
+  /** Whether the document itself gives the argument a value (a literal, or a variable the request sent). */
+  private sent(node: FieldNode, name: string): boolean {
+    const value = node.arguments?.find((arg) => arg.name.value === name)?.value
+    if (value === undefined || value.kind === Kind.NULL) return false
+    return value.kind !== Kind.VARIABLE || (this.variables[value.name.value] ?? null) !== null
   }
 
   /** One error per code and field, however often the field occurs. */

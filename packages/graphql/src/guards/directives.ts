@@ -47,6 +47,8 @@ export interface FieldCost {
   readonly introspection: boolean
   /** `Type.field`, for error messages. */
   readonly coordinate: string
+  /** `@cost(weight:)` of its arguments (IBM cost spec: ARGUMENT_DEFINITION), added when sent; empty when none. */
+  readonly argumentWeights: ReadonlyMap<string, number>
 }
 
 // One cache per value of `relayConnections`, the only option the settings depend on.
@@ -88,6 +90,7 @@ function readFieldCost(
     weight,
     introspection: parent.startsWith('__'),
     coordinate: `${parent}.${field.name}`,
+    argumentWeights: argumentWeights(field),
   }
   if (listSize !== undefined) {
     return {
@@ -157,6 +160,22 @@ function strings(value: unknown): readonly string[] | undefined {
   return Array.isArray(value)
     ? value.filter((item): item is string => typeof item === 'string')
     : undefined
+}
+
+const NO_WEIGHTS: ReadonlyMap<string, number> = new Map()
+
+function argumentWeights(field: GraphQLField<unknown, unknown>): ReadonlyMap<string, number> {
+  let weights: Map<string, number> | undefined
+  for (const arg of field.args) {
+    const extension = arg.extensions['cost']
+    const weight =
+      numberArgument(directive(arg.astNode?.directives, 'cost'), 'weight') ??
+      (typeof extension === 'number' ? extension : undefined)
+    if (weight === undefined) continue
+    weights ??= new Map()
+    weights.set(arg.name, weight)
+  }
+  return weights ?? NO_WEIGHTS
 }
 
 function typeWeight(type: GraphQLNamedType): number | undefined {

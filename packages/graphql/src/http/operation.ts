@@ -190,7 +190,9 @@ function checkShape(request: OperationRequest):
     return codedError('BAD_REQUEST', 'extensions must be an object.')
   }
   return {
-    ...(query != null ? { query } : {}),
+    // An empty query is no query: clients whose types require a string (graphql-sse's) send
+    // '' with a persisted document's hash or id.
+    ...(query != null && query !== '' ? { query } : {}),
     ...(documentId != null ? { documentId } : {}),
     ...(operationName != null ? { operationName } : {}),
     variables: variables ?? {},
