@@ -4,6 +4,7 @@ import { backends, counting, databaseUrl, dropSchema, testSchema } from '../test
 import { PostgresStoreError } from './error.ts'
 import { PostgresIdempotencyStore } from './idempotency-store.ts'
 import { migrate, migrations, postgresMigrations } from './migrations.ts'
+import { PostgresPersistedDocumentStore } from './persisted-document-store.ts'
 import type { Queryable } from './queryable.ts'
 import { PostgresDeliveryQueue } from './webhook-delivery-queue.ts'
 
@@ -15,7 +16,7 @@ test('migration ids are unique, and postgresMigrations fills in the names', () =
   expect(rendered.map(({ id }) => id)).toEqual(ALL)
   for (const { sql } of rendered) {
     expect(sql).not.toContain('{{')
-    expect(sql).toMatch(/"api"\."orders_(idempotency_records|oauth_\w+|webhook_\w+)"/)
+    expect(sql).toMatch(/"api"\."orders_(idempotency_records|oauth_\w+|webhook_\w+|graphql_\w+)"/)
     expect(sql).not.toMatch(/"api_blocks_|"public"/)
   }
 })
@@ -69,6 +70,7 @@ for (const backend of backends) {
       // One DO block, then the read-back of what it applied.
       expect(counted.statements).toEqual(['DO', 'SELECT'])
       expect(await tablesIn(schema)).toEqual([
+        'api_blocks_graphql_documents',
         'api_blocks_idempotency_records',
         'api_blocks_migrations',
         'api_blocks_oauth_codes',
@@ -94,7 +96,8 @@ for (const backend of backends) {
       const schema = fresh()
       expect(await migrate(db, { schema, tablePrefix: 'one_' })).toEqual({ applied: ALL })
       expect(await migrate(db, { schema, tablePrefix: 'two_' })).toEqual({ applied: ALL })
-      const tables = ['idempotency_records', 'migrations', 'oauth_codes', 'oauth_families']
+      const tables = ['graphql_documents', 'idempotency_records', 'migrations', 'oauth_codes']
+      tables.push('oauth_families')
       tables.push('oauth_interactions', 'oauth_replay_cache', 'oauth_tokens')
       tables.push('webhook_dedup', 'webhook_deliveries', 'webhook_endpoints')
       expect(await tablesIn(schema)).toEqual([
@@ -131,6 +134,8 @@ for (const backend of backends) {
         'webhook_deliveries_final',
         'webhook_deliveries_pkey',
         'webhook_dedup_expires_at',
+        'graphql_documents_used',
+        'graphql_documents_pkey',
       ]) {
         expect(names).toContain(`${prefix}${name}`)
       }
@@ -148,9 +153,11 @@ for (const backend of backends) {
       await migrate(db, { schema, tablePrefix: 'at4_' })
       // Back to 0004: the one object 0005 creates, and its ledger row.
       await db.query(`DROP FUNCTION "${schema}"."at4_webhook_claim_per_endpoint"`)
-      await db.query(`DELETE FROM "${schema}"."at4_migrations" WHERE id > '0004_webhooks'`)
+      await db.query(
+        `DELETE FROM "${schema}"."at4_migrations" WHERE id = '0005_webhook_claim_per_endpoint'`,
+      )
       expect(await migrate(db, { schema, tablePrefix: 'at4_' })).toEqual({
-        applied: ALL.filter((id) => id > '0004_webhooks'),
+        applied: ['0005_webhook_claim_per_endpoint'],
       })
       const queue = new PostgresDeliveryQueue({ db, schema, tablePrefix: 'at4_' })
       await queue.enqueue(
@@ -167,6 +174,21 @@ for (const backend of backends) {
       expect(leased.map(({ eventId }) => eventId)).toEqual(['evt_1', 'evt_2'])
       expect(new Set(leased.map(({ lease }) => lease)).size).toBe(2)
       expect(await queue.claim({ now: 3, limit: 10, leaseMs: 1000, perEndpoint: 2 })).toEqual([])
+    })
+
+    test('a schema at 0005 gets 0006_graphql_persisted_documents alone, and its store works', async () => {
+      const schema = fresh()
+      await migrate(db, { schema, tablePrefix: 'at5_' })
+      await db.query(`DROP TABLE "${schema}"."at5_graphql_documents"`)
+      await db.query(
+        `DELETE FROM "${schema}"."at5_migrations" WHERE id = '0006_graphql_persisted_documents'`,
+      )
+      expect(await migrate(db, { schema, tablePrefix: 'at5_' })).toEqual({
+        applied: ['0006_graphql_persisted_documents'],
+      })
+      const store = new PostgresPersistedDocumentStore({ db, schema, tablePrefix: 'at5_' })
+      await store.set('sha256:00', '{ __typename }')
+      expect(await store.get('sha256:00')).toBe('{ __typename }')
     })
 
     test('concurrent calls on one connection: one applies everything, the others nothing', async () => {

@@ -51,11 +51,13 @@ export interface Migration {
  * replays, and the purge of final deliveries. `0005_webhook_claim_per_endpoint` adds the function
  * of `PostgresDeliveryQueue.claim` with `perEndpoint`: under a transaction-level advisory lock
  * per schema and prefix, so concurrent claims run one after another and each counts the leases
- * of those before it (the cap is exact).
+ * of those before it (the cap is exact). `0006_graphql_persisted_documents` holds the table of
+ * `PostgresPersistedDocumentStore` (`graphql_documents`: the documents as UTF-8 `bytea`, and
+ * when each was last used, indexed for the prune by last use).
  *
  * @example
  * ```ts
- * for (const { id } of migrations) console.log(id) // 0001_idempotency_records, 0002_oauth, 0003_oauth_binding_and_token_scopes, 0004_webhooks, 0005_webhook_claim_per_endpoint
+ * for (const { id } of migrations) console.log(id) // 0001_idempotency_records, 0002_oauth, 0003_oauth_binding_and_token_scopes, 0004_webhooks, 0005_webhook_claim_per_endpoint, 0006_graphql_persisted_documents
  * ```
  */
 export const migrations: readonly Migration[] = Object.freeze([
@@ -304,6 +306,24 @@ END
 $claim$;
 `,
   },
+  {
+    id: '0006_graphql_persisted_documents',
+    sql: `
+-- The documents of PostgresPersistedDocumentStore (APQ registrations, manifests), by id
+-- ('sha256:<hex>' or a manifest's own), compared byte for byte (COLLATE "C"). The text is
+-- UTF-8 in bytea: a GraphQL document may hold U+0000 (in a comment or a string), which a text
+-- column refuses. last_used_at is when it was stored or last read (to the minute); the prune
+-- that keeps the row cap walks its index from the least recently used end.
+CREATE TABLE {{schema}}."{{prefix}}graphql_documents" (
+  id           text COLLATE "C" PRIMARY KEY,
+  document     bytea NOT NULL,
+  created_at   double precision NOT NULL,
+  last_used_at double precision NOT NULL
+);
+CREATE INDEX "{{prefix}}graphql_documents_used"
+  ON {{schema}}."{{prefix}}graphql_documents" (last_used_at, id);
+`,
+  },
 ])
 
 /**
@@ -429,7 +449,7 @@ ${BLOCK_TAG}`
  * import { migrate, PostgresIdempotencyStore } from '@api-blocks/postgres'
  *
  * const db = new PGlite()
- * await migrate(db) // { applied: ['0001_idempotency_records', '0002_oauth', '0003_oauth_binding_and_token_scopes', '0004_webhooks', '0005_webhook_claim_per_endpoint'] }
+ * await migrate(db) // { applied: ['0001_idempotency_records', '0002_oauth', '0003_oauth_binding_and_token_scopes', '0004_webhooks', '0005_webhook_claim_per_endpoint', '0006_graphql_persisted_documents'] }
  * await migrate(db) // { applied: [] }
  * const store = new PostgresIdempotencyStore({ db })
  * ```
