@@ -150,6 +150,11 @@ describe('GraphQL over HTTP', () => {
     expect(huge.status).toBe(413)
   })
 
+  test('a maxBodyBytes that is not a byte count is refused when the handler is made', () => {
+    for (const maxBodyBytes of [-1, 1.5, Number.NaN])
+      expect(() => make({ maxBodyBytes })).toThrow(RangeError)
+  })
+
   test("core's per-request body limit wins over maxBodyBytes", async () => {
     const request = post({ query: '{ hello }', variables: { pad: 'x'.repeat(200) } })
     setBodyLimit(request, 100)
@@ -336,9 +341,11 @@ describe('GraphQL over HTTP', () => {
     const events: GraphQLHandlerEvent[] = []
     const observed = make({ onEvent: (event) => events.push(event) })
     await observed(post({ query: '{ nope }' }))
+    await observed(post('[]'))
     await observed(post({ query: 'query Named { items(first: 2) { related(first: 2) { id } } }' }))
     expect(events.map(({ request: _request, ...event }) => event)).toEqual([
       { type: 'rejected', code: 'GRAPHQL_VALIDATION_FAILED' },
+      { type: 'rejected', code: 'BAD_REQUEST' },
       { type: 'operation', operation: 'query', operationName: 'Named', cost: 3 },
     ])
   })

@@ -81,6 +81,10 @@ describe('createOperationPreparer', () => {
       documentId: null,
     })
     expect(Array.isArray(result)).toBe(false)
+    // GraphQL-over-HTTP §4.3: an empty operationName is the same as none.
+    expect(Array.isArray(await preparer.prepare({ query: '{ hello }', operationName: '' }))).toBe(
+      false,
+    )
   })
 
   test('parse errors keep their locations (GRAPHQL_PARSE_FAILED)', async () => {

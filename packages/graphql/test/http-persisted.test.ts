@@ -38,6 +38,7 @@ async function json(response: Response) {
 interface Exchange {
   readonly method: string
   readonly url: string
+  readonly accept: string | null
   readonly body: Record<string, unknown> | undefined
   readonly status: number
   readonly cacheControl: string | null
@@ -64,6 +65,7 @@ describe('APQ exactly as Apollo Client performs it (PersistedQueryLink over Http
       exchanges.push({
         method: init?.method ?? 'GET',
         url: String(input),
+        accept: new Headers(init?.headers).get('accept'),
         body:
           typeof init?.body === 'string'
             ? (JSON.parse(init.body) as Record<string, unknown>)
@@ -82,7 +84,7 @@ describe('APQ exactly as Apollo Client performs it (PersistedQueryLink over Http
     return { apollo: new ApolloClient({ link, cache: new InMemoryCache() }), exchanges }
   }
 
-  test('hash only → PERSISTED_QUERY_NOT_FOUND (200, no-cache) → hash + query → stored → hash only works', async () => {
+  test('hash only → PERSISTED_QUERY_NOT_FOUND (no-cache) → hash + query → stored → hash only works', async () => {
     const { apollo, exchanges } = client()
     const query = gql`
       query Greeting($name: String) {
@@ -100,7 +102,10 @@ describe('APQ exactly as Apollo Client performs it (PersistedQueryLink over Http
       persistedQuery: { version: number; sha256Hash: string }
     }
     expect(hash.version).toBe(1)
-    expect(miss?.status).toBe(200)
+    // Apollo Client 4 prefers application/graphql-response+json, under which a response
+    // without data MUST have a 4xx (GraphQL-over-HTTP §5.4.2): 404, and the client still retries.
+    expect(miss?.accept).toMatch(/^application\/graphql-response\+json/)
+    expect(miss?.status).toBe(404)
     expect(miss?.code).toBe('PERSISTED_QUERY_NOT_FOUND')
     expect(miss?.cacheControl).toBe('private, no-cache, must-revalidate')
     // 2. The hash and the query: checked, executed, stored.
@@ -152,6 +157,26 @@ describe('APQ rules', () => {
   const query = '{ hello }'
   const extensions = (hash: string, version: unknown = 1) => ({
     persistedQuery: { version, sha256Hash: hash },
+  })
+
+  test('unknown hash under application/json: HTTP 200, exactly as Apollo Server answers', async () => {
+    const hash = sha256('{ never sent }')
+    for (const accept of [undefined, 'application/json', '*/*']) {
+      const response = await make()(
+        new Request(URL_, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(accept ? { accept } : {}) },
+          body: JSON.stringify({ extensions: extensions(hash) }),
+        }),
+      )
+      expect(response.status).toBe(200)
+      expect(response.headers.get('cache-control')).toBe('private, no-cache, must-revalidate')
+      expect(await json(response)).toEqual({
+        errors: [
+          { message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
+        ],
+      })
+    }
   })
 
   test('a hash that is not the sha256 of the query: 400 PERSISTED_QUERY_HASH_MISMATCH, nothing stored', async () => {

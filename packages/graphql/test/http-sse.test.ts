@@ -104,10 +104,12 @@ for (const adapter of ['node (serve)', 'fastify'] as const) {
       expect((await response.json()).errors[0].extensions.code).toBe('BAD_REQUEST')
     })
 
-    test('a mutation over GET with Accept: text/event-stream is refused (METHOD_NOT_ALLOWED event)', async () => {
+    test('a mutation over GET with Accept: text/event-stream: 405 with Allow: POST, no stream', async () => {
       const url = `${server.url}?${new URLSearchParams({ query: 'mutation { step(label: "x") }' })}`
-      const text = await (await fetch(url, { headers: { accept: 'text/event-stream' } })).text()
-      expect(text).toContain('METHOD_NOT_ALLOWED')
+      const response = await fetch(url, { headers: { accept: 'text/event-stream' } })
+      expect(response.status).toBe(405)
+      expect(response.headers.get('allow')).toBe('POST')
+      expect((await response.json()).errors[0].extensions.code).toBe('METHOD_NOT_ALLOWED')
     })
 
     test('a client that goes away ends the subscription (its source iterator is returned)', async () => {
@@ -148,3 +150,32 @@ for (const adapter of ['node (serve)', 'fastify'] as const) {
     })
   })
 }
+
+test('a subscription over the rate limit: 429 with Retry-After and RATE_LIMITED, no stream', async () => {
+  const tight = createRateLimiter({
+    store: new MemoryRateLimitStore(),
+    policies: [{ name: 'cost', quota: 1, windowSeconds: 3600 }],
+    clock: () => 1_700_000_000_000,
+  })
+  const server = await adapters['node (serve)']!(
+    createGraphQLHandler({
+      schema,
+      rootValue: makeRootValue(),
+      rateLimit: { limiter: tight, key: () => 'one' },
+    }),
+  )
+  const subscribe = () =>
+    fetch(server.url, {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { count(to: 1) }' }),
+    })
+  const first = await subscribe()
+  expect(first.status).toBe(200)
+  await first.text()
+  const second = await subscribe()
+  expect(second.status).toBe(429)
+  expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(0)
+  expect((await second.json()).errors[0].extensions.code).toBe('RATE_LIMITED')
+  await server.close()
+})

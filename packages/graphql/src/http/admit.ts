@@ -31,7 +31,14 @@ export type GraphQLHandlerEvent =
       readonly request: Request
     }
 
-/** The admission settings of an endpoint. */
+/**
+ * The admission settings of an endpoint.
+ *
+ * @example
+ * ```ts
+ * const options: AdmitOptions = { preparer: createOperationPreparer({ schema }), report: console.error }
+ * ```
+ */
 export interface AdmitOptions {
   readonly preparer: OperationPreparer
   readonly rateLimit?: GraphQLRateLimit | undefined
@@ -40,14 +47,30 @@ export interface AdmitOptions {
   readonly onEvent?: ((event: GraphQLHandlerEvent) => void) | undefined
 }
 
-/** An admitted operation: what to execute, and what to add to its result. */
+/**
+ * An admitted operation: what to execute, and what to add to its result.
+ *
+ * @example
+ * ```ts
+ * if ('prepared' in outcome) await execute({ schema, document: outcome.prepared.document, contextValue: outcome.contextValue })
+ * ```
+ */
 export interface Admitted {
   readonly prepared: PreparedOperation
   readonly contextValue: unknown
   readonly throttle?: ThrottleExtension
 }
 
-/** A refused operation: its HTTP status (undefined: GraphQL-over-HTTP's by media type), errors, headers. */
+/**
+ * A refused operation: its errors, and its HTTP status when it is not GraphQL-over-HTTP's rule
+ * for document errors (200 under `application/json`, 400 under
+ * `application/graphql-response+json`).
+ *
+ * @example
+ * ```ts
+ * const refused: Refused = { status: 429, errors: [rateLimitedError(result, 13)] }
+ * ```
+ */
 export interface Refused {
   readonly status?: number
   readonly errors: readonly GraphQLError[]
@@ -103,7 +126,7 @@ export async function admit(
   const prepared = await preparer.prepare(params, request)
   if (Array.isArray(prepared)) return refuse(prepared as readonly GraphQLError[], false)
   const { operation } = prepared as PreparedOperation
-  // GraphQL-over-HTTP §7.1.1 (GET): a mutation MUST NOT be executed over GET; 405 with Allow.
+  // GraphQL-over-HTTP §4.3 (GET): a mutation MUST NOT be executed over GET: 405, halt.
   if (operation.operation === 'mutation' && request.method === 'GET') {
     return refuse([codedError('METHOD_NOT_ALLOWED', 'Mutations are sent with POST.')], false)
   }

@@ -70,6 +70,18 @@ function responseType(request: Request): string {
   return 'application/json'
 }
 
+/**
+ * The status of a refusal under the response's media type. Apollo Server answers the APQ
+ * errors (`PERSISTED_QUERY_NOT_FOUND`, `PERSISTED_QUERY_NOT_SUPPORTED`) with 200, which
+ * `application/json` allows; GraphQL-over-HTTP §5.4.2 requires a 4xx for a response without
+ * `data` under `application/graphql-response+json`: 404 for an unknown document (as GraphQL
+ * Yoga answers), 400 otherwise. Apollo Client reads the code from either.
+ */
+function statusFor(request: Request, status: number, errors: readonly GraphQLError[]): number {
+  if (status !== 200 || responseType(request) === 'application/json') return status
+  return errors[0]?.extensions['code'] === 'PERSISTED_QUERY_NOT_FOUND' ? 404 : 400
+}
+
 function errorResponse(
   request: Request,
   status: number,
@@ -109,6 +121,9 @@ export function createGraphQLHandler(
   const { schema, rootValue, rateLimit, onEvent } = options
   const report = (error: unknown): void => options.onError?.(error)
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new RangeError('maxBodyBytes must be a non-negative safe integer')
+  }
   const maxCost = options.guards?.maxCost ?? DEFAULT_GUARD_OPTIONS.maxCost
   const preparer = createOperationPreparer({ ...options, onError: report })
   const admission = { preparer, rateLimit, context: options.context, report, onEvent }
@@ -128,6 +143,11 @@ export function createGraphQLHandler(
     async parseRequestParams(req) {
       const params = await readOperationRequest(req.raw, limitOf(req.raw))
       if ('status' in params) {
+        onEvent?.({
+          type: 'rejected',
+          code: String(params.error.extensions['code']),
+          request: req.raw,
+        })
         return errorResponse(req.raw, params.status, [params.error], params.headers)
       }
       req.context.params = params
@@ -145,9 +165,8 @@ export function createGraphQLHandler(
       )
       if (!('prepared' in outcome)) {
         const errors = outcome.errors.map((error) => maskError(error, report))
-        return outcome.status === undefined
-          ? errors
-          : errorResponse(req.raw, outcome.status, errors)
+        if (outcome.status === undefined) return errors
+        return errorResponse(req.raw, statusFor(req.raw, outcome.status, errors), errors)
       }
       exchange.admitted = outcome
       const { prepared, contextValue } = outcome

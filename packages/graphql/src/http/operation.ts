@@ -157,7 +157,10 @@ function selectOperation(
   )
 }
 
-/** The request's shape (GraphQL-over-HTTP §6.4.1 "Request Parameters"): each member's type, null as absent. */
+/**
+ * The request's shape (GraphQL-over-HTTP §4.1 "Request Parameters" and §4.4.1 "JSON
+ * Encoding"): each member's type; `null` is absent, and so is an empty `operationName` (§4.3).
+ */
 function checkShape(request: OperationRequest):
   | {
       query?: string
@@ -194,7 +197,7 @@ function checkShape(request: OperationRequest):
     // '' with a persisted document's hash or id.
     ...(query != null && query !== '' ? { query } : {}),
     ...(documentId != null ? { documentId } : {}),
-    ...(operationName != null ? { operationName } : {}),
+    ...(operationName != null && operationName !== '' ? { operationName } : {}),
     variables: variables ?? {},
     ...(extensions != null ? { extensions } : {}),
   }

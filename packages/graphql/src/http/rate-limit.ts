@@ -28,7 +28,15 @@ export interface GraphQLRateLimit {
   readonly headers?: RateLimitHeaderOptions
 }
 
-/** The `extensions.throttle` of a result: the most restrictive policy after this charge. */
+/**
+ * The `extensions.throttle` of a result: the most restrictive policy after this charge (the
+ * numbers of the `RateLimit-*` header fields, for clients that read the body only).
+ *
+ * @example
+ * ```ts
+ * const throttle: ThrottleExtension = { limit: 1000, remaining: 987, resetSeconds: 1 }
+ * ```
+ */
 export interface ThrottleExtension {
   readonly limit: number
   readonly remaining: number

@@ -1,6 +1,6 @@
 /**
- * Reading a GraphQL request's parameters from a Fetch `Request` (GraphQL-over-HTTP §6.4 and
- * Appendix A): GET query strings and POST JSON bodies, each within a byte limit, every failure
+ * Reading a GraphQL request's parameters from a Fetch `Request` (GraphQL-over-HTTP §4.3 GET,
+ * §4.4 POST, and the persisted-documents appendix): GET query strings and POST JSON bodies, each within a byte limit, every failure
  * one coded error with its HTTP status.
  *
  * @module
@@ -11,7 +11,14 @@ import type { GraphQLErrorCode } from '../error.ts'
 import { codedError } from '../error.ts'
 import type { OperationRequest } from './operation.ts'
 
-/** A request that is not a GraphQL request: its status, headers and one coded error. */
+/**
+ * A request that is not a GraphQL request: its status, headers and one coded error.
+ *
+ * @example
+ * ```ts
+ * const failure: RequestFailure = { status: 413, error: codedError('BODY_TOO_LARGE', 'The body is larger than 102400 bytes.') }
+ * ```
+ */
 export interface RequestFailure {
   readonly status: number
   readonly error: GraphQLError
@@ -27,7 +34,7 @@ const fail = (
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
-/** JSON members of a GET query string (GraphQL-over-HTTP §6.4.1: `variables` and `extensions` are JSON). */
+/** JSON members of a GET query string (GraphQL-over-HTTP §4.3: `variables` and `extensions` are JSON strings). */
 function jsonParam(params: URLSearchParams, name: string): unknown {
   const text = params.get(name)
   return text === null || text === '' ? undefined : JSON.parse(text)
@@ -75,7 +82,8 @@ export async function readOperationRequest(
       allow: 'GET, POST',
     })
   }
-  // GraphQL-over-HTTP §6.4.2: a POST body is application/json, UTF-8 when no charset is given.
+  // GraphQL-over-HTTP §4.4: a server MUST support application/json in UTF-8, and assume UTF-8
+  // when no charset is given; §5.4.1: a request that is not well-formed gets a 4xx.
   const [mediaType = '', ...parameters] = (request.headers.get('content-type') ?? '')
     .toLowerCase()
     .split(';')

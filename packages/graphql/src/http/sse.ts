@@ -112,9 +112,19 @@ export function createEventStreamHandler(
         true,
       )
       if (!('prepared' in outcome)) {
-        // One `next` event with the errors, then `complete` (graphql-sse takes a result without
-        // `data` for execution arguments, so it is handed over as a one-event stream).
         const errors = outcome.errors.map((error) => maskError(error, report))
+        if (outcome.status !== undefined && outcome.status >= 400) {
+          // Refused before any stream: a rate limit (429 with Retry-After), a mutation over
+          // GET (405), a malformed request (400) are HTTP answers, as without the stream.
+          const headers: Record<string, string> = {
+            'content-type': 'application/json; charset=utf-8',
+          }
+          for (const [name, value] of exchange.headers) headers[name] = value
+          return [JSON.stringify({ errors }), { status: outcome.status, statusText: '', headers }]
+        }
+        // Document refusals: one `next` event with the errors, then `complete` (graphql-sse
+        // PROTOCOL; it takes a result without `data` for execution arguments, so the errors
+        // are handed over as a one-event stream).
         return (async function* refusal() {
           yield { errors }
         })()
@@ -139,21 +149,25 @@ export function createEventStreamHandler(
   return async (request) => {
     const params = await readOperationRequest(request, limitOf(request))
     if ('status' in params) {
+      admission.onEvent?.({
+        type: 'rejected',
+        code: String(params.error.extensions['code']),
+        request,
+      })
       return Response.json(
         { errors: [params.error] },
         { status: params.status, headers: params.headers ?? {} },
       )
     }
     const exchange: StreamExchange = { request, headers: new Headers(), params }
-    // graphql-sse insists on a string `query`; ours may come by id (APQ, documentId), and
-    // onSubscribe reads the parameters from the exchange anyway.
-    // The request was read above (a GET's parameters too), and admit() applies the method's
-    // rules with the real method: graphql-sse gets it as the JSON POST it understands.
+    // graphql-sse checks the members itself, with uncoded errors, and insists on a string
+    // `query` (ours may come by id: APQ, documentId). onSubscribe reads the parameters from
+    // the exchange, checked by the preparer, so graphql-sse gets a request it always accepts.
     const [body, init]: RawResponse = await sse({
       method: 'POST',
       url: request.url,
       headers: { get: (name) => SSE_HEADERS[name.toLowerCase()] ?? request.headers.get(name) },
-      body: { ...params, query: typeof params.query === 'string' ? params.query : '' },
+      body: { query: '' },
       raw: request,
       context: exchange,
     })

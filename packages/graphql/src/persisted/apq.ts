@@ -17,13 +17,25 @@ const SHA256_HEX = /^[0-9a-f]{64}$/
 /**
  * How a request's document was found. `register` is set for an APQ registration (hash and
  * query sent together): store it once the document has validated.
+ *
+ * @example
+ * ```ts
+ * const resolved: ResolvedDocument = { source: '{ __typename }', register: { id: 'sha256:…', source: '{ __typename }' } }
+ * ```
  */
 export interface ResolvedDocument {
   readonly source: string
   readonly register?: { readonly id: string; readonly source: string }
 }
 
-/** Persisted-query settings resolved from the preparer's options. */
+/**
+ * Persisted-query settings resolved from the preparer's options.
+ *
+ * @example
+ * ```ts
+ * const config: PersistedConfig = { store: new MemoryPersistedDocumentStore(), mode: 'apq' }
+ * ```
+ */
 export interface PersistedConfig {
   readonly store: PersistedDocumentStore
   readonly mode: 'apq' | 'allow-list'
