@@ -111,6 +111,31 @@ describe('authorizeSchema with @requiresScopes', () => {
     expect((await run(schema, '{ audit { who what } }', admin)).errors).toBeUndefined()
   })
 
+  test('a field of an interface with scopes requires them in every implementation', async () => {
+    const withInterface = authorizeSchema(
+      buildSchema(`${authDirectivesSDL}
+        interface Owned { owner: String @requiresScopes(scopes: ["admin"]) }
+        type Order implements Owned { id: ID owner: String }
+        type Query { order: Order }`),
+    )
+    const root = { order: { id: 'o1', owner: 'ada' } }
+    const refused = await graphql({
+      schema: withInterface,
+      source: '{ order { id owner } }',
+      rootValue: root,
+      contextValue: { principal: reader },
+    })
+    expect(refused.data).toEqual({ order: { id: 'o1', owner: null } })
+    expect(codes(refused)).toEqual([['order.owner', 'FORBIDDEN']])
+    const granted = await graphql({
+      schema: withInterface,
+      source: '{ order { owner } }',
+      rootValue: root,
+      contextValue: { principal: admin },
+    })
+    expect(granted).toEqual({ data: { order: { owner: 'ada' } } })
+  })
+
   test('introspection and __typename are never refused', async () => {
     const result = await run(schema, '{ __typename __schema { queryType { name } } }', undefined)
     expect(result.errors).toBeUndefined()

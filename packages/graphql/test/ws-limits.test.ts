@@ -53,6 +53,21 @@ describe('protocol violations close the socket with their code', () => {
     ],
     ['a second connection_init', (s) => s.send({ type: 'connection_init' }), 4429],
     [
+      'a next message (the server sends those)',
+      (s) => s.send({ id: '1', type: 'next', payload: {} }),
+      4400,
+    ],
+    [
+      'a connection_ack message (the server sends those)',
+      (s) => s.send({ type: 'connection_ack' }),
+      4400,
+    ],
+    [
+      'an error message (the server sends those)',
+      (s) => s.send({ id: '1', type: 'error', payload: [] }),
+      4400,
+    ],
+    [
       'a duplicate subscription id',
       (s) => {
         const subscribe = {
@@ -101,6 +116,27 @@ describe('protocol violations close the socket with their code', () => {
     harness = await start({ schema: makeSchema(new MemoryPubSub()), connectionInitWaitTimeout: 20 })
     const socket = await raw(harness.url)
     expect((await socket.closed).code).toBe(4408)
+  })
+})
+
+describe('keep-alive', () => {
+  test('the server pings every keepAlive ms', async () => {
+    harness = await start({ schema: makeSchema(new MemoryPubSub()), keepAlive: 10 })
+    const socket = await acknowledged(harness.url)
+    await once(socket.socket, 'ping')
+    await once(socket.socket, 'ping')
+    socket.socket.close()
+  })
+
+  test('a socket that does not answer a ping is dropped', async () => {
+    harness = await start({ schema: makeSchema(new MemoryPubSub()), keepAlive: 10 })
+    const socket = new WebSocket(harness.url, 'graphql-transport-ws', { autoPong: false })
+    socket.on('error', () => {})
+    await once(socket, 'open')
+    const [code] = (await once(socket, 'close')) as [number]
+    // Terminated without a close frame: RFC 6455 §7.1.5, 1006 Abnormal Closure.
+    expect(code).toBe(1006)
+    while (harness.ws.connections() > 0) await new Promise((resolve) => setImmediate(resolve))
   })
 })
 
@@ -195,9 +231,9 @@ describe('bounds', () => {
     expect((await collect(client, { query: '{ hello }' })).results).toHaveLength(1)
     expect((await collect(client, { query: '{ hello }' })).results).toHaveLength(1)
     const refused = await collect(client, { query: '{ hello }' })
-    const [error] = refused.error as { extensions: { code: string; retryAfterSeconds: number } }[]
-    expect(error!.extensions.code).toBe('RATE_LIMITED')
-    expect(error!.extensions.retryAfterSeconds).toBeGreaterThan(0)
+    const [error] = refused.error as { extensions: Record<string, unknown> }[]
+    expect(error!.extensions).toMatchObject({ code: 'RATE_LIMITED', cost: 1 })
+    expect(error!.extensions['retryAfterSeconds']).toBeGreaterThan(0)
   })
 })
 

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto'
+import type { SubscribePayload } from 'graphql-ws'
 import { afterEach, describe, expect, test } from 'vitest'
+import {
+  createGraphQLHandler,
+  createOperationPreparer,
+  MemoryPersistedDocumentStore,
+} from '../src/index.ts'
 import type { Harness } from './ws-support.ts'
 import { closeCode, collect, MemoryPubSub, makeSchema, raw, start, take } from './ws-support.ts'
 
@@ -190,6 +196,20 @@ describe('queries and mutations', () => {
   })
 })
 
+test('a context function that rejects: INTERNAL_SERVER_ERROR, reported', async () => {
+  harness = await start({
+    schema: makeSchema(new MemoryPubSub()),
+    context: async () => {
+      throw new Error('session store down')
+    },
+  })
+  const { error } = await collect(harness.client(), { query: '{ hello }' })
+  expect(error).toEqual([
+    { message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+  ])
+  expect(String(harness.errors[0])).toContain('session store down')
+})
+
 describe('authentication from connection_init', () => {
   test('MUST close with 4403 Forbidden when authenticate answers undefined', async () => {
     harness = await start({ schema: makeSchema(new MemoryPubSub()) })
@@ -219,6 +239,37 @@ describe('authentication from connection_init', () => {
     expect(closed.code).toBe(4500)
     expect(closed.reason).not.toContain('10.0.0.7')
     expect(String(harness.errors[0])).toContain('JWKS down')
+  })
+
+  test('credentials already expired (claims.exp, RFC 7519 §4.1.4): 4403', async () => {
+    const now = 1_800_000_000_000
+    harness = await start({
+      schema: makeSchema(new MemoryPubSub()),
+      clock: () => now,
+      authenticate: async () => ({ subject: 'ada', scopes: [], claims: { exp: now / 1000 } }),
+    })
+    const socket = await raw(harness.url)
+    socket.send({ type: 'connection_init' })
+    expect((await socket.closed).code).toBe(4403)
+  })
+
+  test('credentials that expire later close the socket with 4403 then', async () => {
+    const now = 1_800_000_000_000
+    harness = await start({
+      schema: makeSchema(new MemoryPubSub()),
+      clock: () => now,
+      // 20 ms of validity left by the injected clock.
+      authenticate: async () => ({
+        subject: 'ada',
+        scopes: [],
+        claims: { exp: (now + 20) / 1000 },
+      }),
+    })
+    const socket = await raw(harness.url)
+    socket.send({ type: 'connection_init' })
+    await socket.message((m) => m['type'] === 'connection_ack')
+    const closed = await socket.closed
+    expect(closed).toEqual({ code: 4403, reason: 'Forbidden: the credentials expired' })
   })
 
   test('without authenticate every connection is accepted with no principal', async () => {
@@ -305,5 +356,56 @@ describe('the same operation preparation as HTTP', () => {
     expect((await collect(client, { query: '', extensions: { persistedQuery } })).results).toEqual([
       { data: { hello: 'world' } },
     ])
+  })
+})
+
+describe('persisted documents shared with the HTTP endpoint', () => {
+  const query = '{ hello }'
+  const sha256Hash = createHash('sha256').update(query).digest('hex')
+
+  test('a document registered over HTTP (APQ) runs by its hash over the socket', async () => {
+    const store = new MemoryPersistedDocumentStore()
+    const schema = makeSchema(new MemoryPubSub())
+    const http = createGraphQLHandler({ schema, persistedQueries: { store } })
+    harness = await start({ schema, persistedQueries: { store } })
+    const persistedQuery = { version: 1, sha256Hash }
+    const registered = await http(
+      new Request('http://localhost/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, extensions: { persistedQuery } }),
+      }),
+    )
+    expect(registered.status).toBe(200)
+    expect(
+      (await collect(harness.client(), { query: '', extensions: { persistedQuery } })).results,
+    ).toEqual([{ data: { hello: 'world' } }])
+  })
+
+  test('allow-list mode: a registered documentId runs, a full document is PERSISTED_QUERY_ONLY', async () => {
+    const store = new MemoryPersistedDocumentStore()
+    await store.set(`sha256:${sha256Hash}`, query)
+    harness = await start({
+      schema: makeSchema(new MemoryPubSub()),
+      persistedQueries: { store, mode: 'allow-list' },
+    })
+    const client = harness.client()
+    // graphql-ws's payload carries `query`; the id travels as an extra member, as over HTTP.
+    const byId = { query: '', documentId: `sha256:${sha256Hash}` } as SubscribePayload
+    expect((await collect(client, byId)).results).toEqual([{ data: { hello: 'world' } }])
+    const refused = await collect(client, { query })
+    expect((refused.error as { extensions: { code: string } }[])[0]!.extensions.code).toBe(
+      'PERSISTED_QUERY_ONLY',
+    )
+  })
+
+  test('a preparer given is the one used', async () => {
+    const schema = makeSchema(new MemoryPubSub())
+    const preparer = createOperationPreparer({ schema, guards: { maxDepth: 1 } })
+    harness = await start({ schema, preparer })
+    const { error } = await collect(harness.client(), { query: '{ deep { leaf } }' })
+    expect((error as { extensions: { code: string } }[])[0]!.extensions.code).toBe(
+      'DEPTH_LIMIT_EXCEEDED',
+    )
   })
 })

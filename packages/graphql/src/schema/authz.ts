@@ -16,6 +16,7 @@ import type {
   DirectiveNode,
   GraphQLField,
   GraphQLFieldResolver,
+  GraphQLInterfaceType,
   GraphQLObjectType,
   GraphQLSchema,
 } from 'graphql'
@@ -183,7 +184,7 @@ function typeScopes(type: GraphQLObjectType): readonly string[] {
 }
 
 function fieldScopes(
-  type: GraphQLObjectType,
+  type: GraphQLObjectType | GraphQLInterfaceType,
   field: GraphQLField<unknown, unknown>,
 ): readonly string[] {
   const where = `${type.name}.${field.name}`
@@ -196,8 +197,9 @@ function fieldScopes(
 
 /**
  * Wraps, in place, the resolvers (and subscription `subscribe` functions) of every field that
- * requires scopes: through `@requiresScopes` on the field or its object type (SDL), or through
- * `extensions: { requiresScopes: [...] }` on either (code-first). Returns the same schema.
+ * requires scopes: through `@requiresScopes` on the field, on its object type, or on the same
+ * field of an interface the type implements (SDL), or through `extensions: { requiresScopes:
+ * [...] }` on any of these (code-first); it needs them all. Returns the same schema.
  * Call it after the resolvers are in place (a resolver assigned later is not checked); calling
  * it again wraps the new ones and nothing twice. Introspection fields are never wrapped.
  *
@@ -215,7 +217,12 @@ export function authorizeSchema(schema: GraphQLSchema, options?: AuthorizeOption
     if (!isObjectType(type) || type.name.startsWith('__')) continue
     const required = typeScopes(type)
     for (const field of Object.values(type.getFields())) {
-      const scopes = [...new Set([...required, ...fieldScopes(type, field)])]
+      // A field declared on an interface with scopes requires them in every implementation.
+      const inherited = type.getInterfaces().flatMap((face) => {
+        const declared = face.getFields()[field.name]
+        return declared === undefined ? [] : fieldScopes(face, declared)
+      })
+      const scopes = [...new Set([...required, ...inherited, ...fieldScopes(type, field)])]
       if (scopes.length === 0) continue
       Object.freeze(scopes)
       const resolve = field.resolve

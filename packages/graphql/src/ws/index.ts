@@ -4,9 +4,11 @@
  *
  * @module
  */
+export type { BearerAuthenticationOptions } from './bearer.ts'
+export { bearerAuthentication } from './bearer.ts'
 export type {
   GraphQLWebSocketOptions,
   GraphQLWebSocketServer,
   WebSocketConnection,
-} from './server.ts'
+} from './options.ts'
 export { attachGraphQLWebSocket } from './server.ts'

@@ -15,7 +15,6 @@
 import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { Principal } from '@api-blocks/core'
-import type { RateLimiter } from '@api-blocks/rate-limit'
 import type {
   ExecutionArgs,
   FormattedExecutionResult,
@@ -23,120 +22,32 @@ import type {
   OperationTypeNode,
 } from 'graphql'
 import type { Context } from 'graphql-ws'
-import type { Extra } from 'graphql-ws/use/ws'
-import { useServer } from 'graphql-ws/use/ws'
+import { handleProtocols, makeServer } from 'graphql-ws'
 import { WebSocketServer } from 'ws'
 import { codedError } from '../error.ts'
 import { maskError } from '../http/format.ts'
-import type { OperationPreparer, PreparerOptions } from '../http/operation.ts'
+import type { OperationPreparer } from '../http/operation.ts'
 import { createOperationPreparer } from '../http/operation.ts'
-
-/**
- * What {@link GraphQLWebSocketOptions.context} receives besides the principal.
- *
- * @example
- * ```ts
- * const context = (principal: Principal | undefined, { request }: WebSocketConnection) => ({
- *   principal,
- *   ip: request.socket.remoteAddress,
- * })
- * ```
- */
-export interface WebSocketConnection {
-  /** The HTTP upgrade request that opened the socket. */
-  readonly request: IncomingMessage
-  /** The `connection_init` payload, if it was an object. */
-  readonly connectionParams: Readonly<Record<string, unknown>> | undefined
-}
-
-/**
- * Options of {@link attachGraphQLWebSocket}: the {@link PreparerOptions} of the HTTP endpoint
- * (or its `preparer` itself, to share its document cache), and the WebSocket specifics.
- *
- * @example
- * ```ts
- * const options: GraphQLWebSocketOptions = {
- *   schema,
- *   path: '/graphql',
- *   authenticate: async (params) => verify(String(params?.['authorization'] ?? '')),
- * }
- * ```
- */
-export interface GraphQLWebSocketOptions extends PreparerOptions {
-  /** The URL path upgrades are accepted on (default `/graphql`); the query string is ignored. */
-  readonly path?: string
-  /**
-   * A preparer made by `createOperationPreparer` (for instance the HTTP endpoint's, so both
-   * share one document cache); default: one made from these options.
-   */
-  readonly preparer?: OperationPreparer
-  /**
-   * Who the connection acts for, from the `connection_init` payload (a token such as
-   * `{ authorization: "Bearer …" }`) and the upgrade request. `undefined` closes the socket with
-   * 4403 Forbidden; a rejection closes it with 4500 and goes to `onError`. Without this option
-   * every connection is accepted with no principal.
-   */
-  readonly authenticate?: (
-    connectionParams: Readonly<Record<string, unknown>> | undefined,
-    request: IncomingMessage,
-  ) => Promise<Principal | undefined>
-  /**
-   * The GraphQL context value of each operation (default `{ principal }`, what
-   * `authorizeSchema` reads). A rejection answers `INTERNAL_SERVER_ERROR` and goes to `onError`.
-   */
-  readonly context?: (principal: Principal | undefined, connection: WebSocketConnection) => unknown
-  /** The root value operations execute against. */
-  readonly rootValue?: unknown
-  /**
-   * The operation types served (default all three). A refused type answers an `error` message
-   * with code `METHOD_NOT_ALLOWED`: serve mutations only over HTTP to keep them behind its
-   * idempotency and rate-limit layers.
-   */
-  readonly operations?: readonly ('query' | 'mutation' | 'subscription')[]
-  /**
-   * Charges each operation's cost (`max(1, ceil(cost))`) to a rate limit before it runs; a
-   * refusal answers an `error` message with code `RATE_LIMITED` and `retryAfterSeconds`. A
-   * failing limiter store lets the operation through and goes to `onError`.
-   */
-  readonly rateLimit?: {
-    readonly limiter: RateLimiter
-    readonly key: (principal: Principal | undefined, request: IncomingMessage) => string
-  }
-  /** Milliseconds to wait for `connection_init` before closing with 4408 (default 3,000). */
-  readonly connectionInitWaitTimeout?: number
-  /** Milliseconds between WebSocket pings; a socket that misses a pong is dropped (default 12,000; 0: none). */
-  readonly keepAlive?: number
-  /** Largest message accepted, in bytes (default 100 KiB); a larger one closes the socket with 1009. */
-  readonly maxPayloadBytes?: number
-  /** Operations running at once on one connection (default 100). */
-  readonly maxOperations?: number
-  /** Open sockets on this server (default 10,000); an upgrade beyond answers HTTP 503. */
-  readonly maxConnections?: number
-}
-
-/**
- * The server attached by {@link attachGraphQLWebSocket}.
- *
- * @example
- * ```ts
- * const ws = attachGraphQLWebSocket(server, { schema })
- * process.once('SIGTERM', () => ws.close().then(() => server.close()))
- * ```
- */
-export interface GraphQLWebSocketServer {
-  /** Open sockets. */
-  readonly connections: () => number
-  /**
-   * Stops accepting upgrades, closes every socket with 1001 Going Away, and resolves once they
-   * closed. Calling it again returns the same promise.
-   */
-  close(): Promise<void>
-}
+import { chargeFor, rateLimitedError } from '../http/rate-limit.ts'
+import type {
+  GraphQLWebSocketOptions,
+  GraphQLWebSocketServer,
+  WebSocketConnection,
+} from './options.ts'
+import type { SocketExtra } from './socket.ts'
+import { serveSocket } from './socket.ts'
 
 const DEFAULT_MAX_PAYLOAD = 100 * 1024
 
-// A type alias, not an interface: graphql-ws wants a `Record<PropertyKey, unknown>` here.
-type ConnectionState = { principal?: Principal | undefined }
+/** `ctx.extra` of graphql-ws's hooks: the socket, the upgrade request, the principal once known. */
+interface ConnectionExtra extends SocketExtra {
+  principal?: Principal | undefined
+  /** Closes the socket when the principal's credentials expire. */
+  expiry?: ReturnType<typeof setTimeout>
+}
+
+// setTimeout's longest delay (2^31 - 1 ms, about 24.8 days); a later expiry is cut to it.
+const MAX_TIMEOUT = 2 ** 31 - 1
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 0) {
@@ -190,8 +101,16 @@ export function attachGraphQLWebSocket(
     options.operations ?? ['query', 'mutation', 'subscription'],
   )
   const { authenticate, rateLimit, schema } = options
+  const clock = options.clock ?? Date.now
   const report = (error: unknown): void => options.onError?.(error)
-  const wss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false })
+  const keepAlive = positive('keepAlive', options.keepAlive ?? 12_000)
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload,
+    perMessageDeflate: false,
+    // Agree to `graphql-transport-ws` only; without it graphql-ws closes the socket with 4406.
+    handleProtocols: (protocols) => handleProtocols(protocols),
+  })
   let pending = 0
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -218,107 +137,122 @@ export function attachGraphQLWebSocket(
   }
 
   const connectionOf = (
-    ctx: Context<Record<string, unknown> | undefined, Extra & ConnectionState>,
+    ctx: Context<Record<string, unknown> | undefined, ConnectionExtra>,
   ): WebSocketConnection => ({
     request: ctx.extra.request,
     connectionParams: ctx.connectionParams,
   })
 
-  const disposable = useServer<Record<string, unknown> | undefined, ConnectionState>(
-    {
-      schema,
-      // Close reasons never carry internal messages to the client.
-      isProd: true,
-      connectionInitWaitTimeout: positive(
-        'connectionInitWaitTimeout',
-        options.connectionInitWaitTimeout ?? 3_000,
-      ),
-      async onConnect(ctx) {
-        if (authenticate === undefined) return true
-        let principal: Principal | undefined
-        try {
-          principal = await authenticate(ctx.connectionParams, ctx.extra.request)
-        } catch (error) {
-          report(error)
-          throw new Error('authenticate failed')
-        }
-        // graphql-ws PROTOCOL.md, ConnectionInit: the server may close with 4403 Forbidden.
-        if (principal === undefined) return false
-        ctx.extra.principal = principal
-        return true
-      },
-      async onSubscribe(ctx, _id, payload) {
-        // graphql-ws records the id before this hook, so the count includes this operation.
-        const running = Object.keys(ctx.subscriptions).length
-        if (running > maxOperations) {
-          return [
-            codedError(
-              'BAD_REQUEST',
-              `This connection already runs ${maxOperations} operations; complete one first.`,
-              { limit: maxOperations, actual: running },
-            ),
-          ]
-        }
-        const { principal } = ctx.extra
-        let contextValue: unknown
-        let prepared: Awaited<ReturnType<OperationPreparer['prepare']>>
-        try {
-          contextValue =
-            options.context === undefined
-              ? { principal }
-              : await options.context(principal, connectionOf(ctx))
-          // The protocol requires `query` to be a string; a client sending only a persisted
-          // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
-          const request = payload.query === '' ? { ...payload, query: undefined } : payload
-          prepared = await preparer.prepare(request, contextValue)
-        } catch (error) {
-          report(error)
-          return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
-        }
-        if (Array.isArray(prepared)) return prepared as GraphQLError[]
-        const { document, operation, variableValues, cost } = prepared as Exclude<
-          typeof prepared,
-          readonly GraphQLError[]
-        >
-        if (!allowed.has(operation.operation)) {
-          return [
-            codedError(
-              'METHOD_NOT_ALLOWED',
-              `This WebSocket does not serve ${operation.operation} operations.`,
-            ),
-          ]
-        }
-        if (rateLimit !== undefined) {
-          const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
-          if (refused !== undefined) return [refused]
-        }
-        const args: ExecutionArgs = {
-          schema,
-          document,
-          variableValues: { ...variableValues },
-          contextValue,
-          rootValue: options.rootValue,
-        }
-        const name = operation.name?.value
-        if (name !== undefined) args.operationName = name
-        return args
-      },
-      onNext(_ctx, _id, _payload, _args, result) {
-        if (result.errors === undefined) return undefined
-        const formatted: FormattedExecutionResult = {
-          errors: result.errors.map((error) => maskError(error, report).toJSON()),
-        }
-        if (result.data !== undefined) formatted.data = result.data
-        if (result.extensions !== undefined) formatted.extensions = result.extensions
-        return formatted
-      },
-      onError(_ctx, _id, _payload, errors) {
-        return errors.map((error) => maskError(error, report).toJSON())
-      },
+  const protocol = makeServer<Record<string, unknown> | undefined, ConnectionExtra>({
+    schema,
+    connectionInitWaitTimeout: positive(
+      'connectionInitWaitTimeout',
+      options.connectionInitWaitTimeout ?? 3_000,
+    ),
+    async onConnect(ctx) {
+      if (authenticate === undefined) return true
+      let principal: Principal | undefined
+      try {
+        principal = await authenticate(ctx.connectionParams, ctx.extra.request)
+      } catch (error) {
+        report(error)
+        // graphql-ws's 4500 Internal Server Error; the close that `false` asks for next finds
+        // the socket closing already and does nothing.
+        ctx.extra.socket.close(4500, 'Internal server error')
+        return false
+      }
+      // graphql-ws PROTOCOL.md, ConnectionInit: the server may close with 4403 Forbidden.
+      if (principal === undefined) return false
+      // Credentials that expire (RFC 7519 §4.1.4 `exp`, in seconds) end the connection when they
+      // do, so a socket never outlives its token. 4403 is not fatal to graphql-ws's client: it
+      // reconnects, with fresh `connectionParams` when they are a function.
+      const exp = principal.claims['exp']
+      if (typeof exp === 'number' && Number.isFinite(exp)) {
+        const left = exp * 1000 - clock()
+        if (left <= 0) return false
+        ctx.extra.expiry = setTimeout(
+          () => ctx.extra.socket.close(4403, 'Forbidden: the credentials expired'),
+          Math.min(left, MAX_TIMEOUT),
+        )
+      }
+      ctx.extra.principal = principal
+      return true
     },
-    wss,
-    positive('keepAlive', options.keepAlive ?? 12_000),
-  )
+    onClose(ctx) {
+      clearTimeout(ctx.extra.expiry)
+    },
+    async onSubscribe(ctx, _id, payload) {
+      // graphql-ws records the id before this hook, so the count includes this operation.
+      const running = Object.keys(ctx.subscriptions).length
+      if (running > maxOperations) {
+        return [
+          codedError(
+            'BAD_REQUEST',
+            `This connection already runs ${maxOperations} operations; complete one first.`,
+            { limit: maxOperations, actual: running },
+          ),
+        ]
+      }
+      const { principal } = ctx.extra
+      let contextValue: unknown
+      let prepared: Awaited<ReturnType<OperationPreparer['prepare']>>
+      try {
+        contextValue =
+          options.context === undefined
+            ? { principal }
+            : await options.context(principal, connectionOf(ctx))
+        // The protocol requires `query` to be a string; a client sending only a persisted
+        // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
+        const request = payload.query === '' ? { ...payload, query: undefined } : payload
+        prepared = await preparer.prepare(request, contextValue)
+      } catch (error) {
+        report(error)
+        return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
+      }
+      if (Array.isArray(prepared)) return prepared as GraphQLError[]
+      const { document, operation, variableValues, cost } = prepared as Exclude<
+        typeof prepared,
+        readonly GraphQLError[]
+      >
+      if (!allowed.has(operation.operation)) {
+        return [
+          codedError(
+            'METHOD_NOT_ALLOWED',
+            `This WebSocket does not serve ${operation.operation} operations.`,
+          ),
+        ]
+      }
+      if (rateLimit !== undefined) {
+        const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
+        if (refused !== undefined) return [refused]
+      }
+      const args: ExecutionArgs = {
+        schema,
+        document,
+        variableValues: { ...variableValues },
+        contextValue,
+        rootValue: options.rootValue,
+      }
+      const name = operation.name?.value
+      if (name !== undefined) args.operationName = name
+      return args
+    },
+    onNext(_ctx, _id, _payload, _args, result) {
+      if (result.errors === undefined) return undefined
+      const formatted: FormattedExecutionResult = {
+        errors: result.errors.map((error) => maskError(error, report).toJSON()),
+      }
+      if (result.data !== undefined) formatted.data = result.data
+      if (result.extensions !== undefined) formatted.extensions = result.extensions
+      return formatted
+    },
+    onError(_ctx, _id, _payload, errors) {
+      return errors.map((error) => maskError(error, report).toJSON())
+    },
+  })
+  wss.on('connection', (socket, request: IncomingMessage) => {
+    serveSocket(protocol, socket, { socket, request }, keepAlive, report)
+  })
   server.on('upgrade', onUpgrade)
 
   let closing: Promise<void> | undefined
@@ -326,7 +260,12 @@ export function attachGraphQLWebSocket(
     connections: () => wss.clients.size,
     close() {
       server.off('upgrade', onUpgrade)
-      closing ??= Promise.resolve(disposable.dispose())
+      closing ??= new Promise((resolve) => {
+        // RFC 6455 §7.4.1: 1001, the endpoint is going away. `ws` calls back once every
+        // socket has closed.
+        for (const socket of wss.clients) socket.close(1001, 'Going away')
+        wss.close(() => resolve())
+      })
       return closing
     },
   }
@@ -339,18 +278,13 @@ async function charge(
   cost: number,
   report: (error: unknown) => void,
 ): Promise<GraphQLError | undefined> {
+  const units = chargeFor(cost)
   try {
-    const result = await rateLimit.limiter.check(
-      rateLimit.key(principal, request),
-      Math.max(1, Math.ceil(cost)),
-    )
-    if (result.allowed) return undefined
-    return codedError('RATE_LIMITED', 'Rate limit exceeded; retry later.', {
-      retryAfterSeconds: result.retryAfterSeconds,
-    })
+    const result = await rateLimit.limiter.check(await rateLimit.key(principal, request), units)
+    return result.allowed ? undefined : rateLimitedError(result, units)
   } catch (error) {
-    // Fail open, as the rate-limit middleware does by default: an outage of the limiter's
-    // store must not take the API down with it.
+    // Fail open, as the HTTP endpoint and the rate-limit middleware do by default: an outage
+    // of the limiter's store must not take the API down with it.
     report(error)
     return undefined
   }
