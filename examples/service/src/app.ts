@@ -1,5 +1,6 @@
 // The reference service: every block composed in front of the /v1/orders resource, and the
 // same orders over GraphQL on /graphql.
+import { cacheControlPresets } from '@api-blocks/conditional'
 import type { Principal } from '@api-blocks/core'
 import { clientAddressOf, setClientAddress, storeGuard } from '@api-blocks/core'
 import type { PersistedDocumentStore, PreparerOptions, PubSub } from '@api-blocks/graphql'
@@ -403,7 +404,7 @@ export function createService(options: ServiceOptions = {}): Service {
     // line comes from the request log's context).
     ...(logger ? { onError: (error: unknown) => errorLog(logger)(error, undefined) } : {}),
   })
-  const graphql = compose(protect, keyed, errorBoundary())(graphqlHandler)
+  const graphql = compose(perUser, protect, keyed, errorBoundary())(graphqlHandler)
 
   const front: Handler = (request) => {
     const path = new URL(request.url).pathname
@@ -433,6 +434,25 @@ export function createService(options: ServiceOptions = {}): Service {
   return Object.assign(handler, {
     graphql: { operations, limiter, authenticate: oauth.authenticate },
   })
+}
+
+/**
+ * docs/spec.md §4.3 rule 9: orders are per-user data, so every answer of /graphql that sets no
+ * Cache-Control of its own (APQ's PersistedQueryNotFound does) is `private, no-store`, as the
+ * order routes answer; GET queries would otherwise be cacheable by shared caches.
+ */
+const perUser: Middleware = async (request, next) => {
+  const response = await next(request)
+  if (response.headers.has('cache-control')) return response
+  try {
+    response.headers.set('cache-control', cacheControlPresets.perUser)
+    return response
+  } catch {
+    // Immutable headers (a Response of fetch): a copy carries it.
+    const copy = new Response(response.body, response)
+    copy.headers.set('cache-control', cacheControlPresets.perUser)
+    return copy
+  }
 }
 
 /** Where GraphQL is served: POST, GET and server-sent events here, WebSocket by main.ts. */
