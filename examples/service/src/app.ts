@@ -136,7 +136,7 @@ export interface ServiceOptions {
 }
 
 /** How /graphql is set up; every member has a default. */
-export interface ServiceGraphQLOptions {
+interface ServiceGraphQLOptions {
   /** Whether `__schema` and `__type` are answered (default true; main.ts: off in production). */
   introspection?: boolean
   /**

@@ -168,20 +168,20 @@ describe('persisted queries with Apollo Client', () => {
     })
     // Hash only, refused as unknown; then the hash with the query, stored once it validated.
     expect(sent).toHaveLength(2)
-    const [hashOnly, withQuery] = sent.map((request) => request.body ?? {})
+    const [hashOnly = {}, withQuery = {}] = sent.map((request) => request.body ?? {})
     const { sha256Hash: hash } = (
-      hashOnly?.['extensions'] as { persistedQuery: { sha256Hash: string } }
+      hashOnly['extensions'] as { persistedQuery: { sha256Hash: string } }
     ).persistedQuery
     expect(hashOnly).not.toHaveProperty('query')
     // (Apollo Client 4 also sends `extensions.clientLibrary`, its name and version.)
-    expect(hashOnly?.['extensions']).toMatchObject({
+    expect(hashOnly['extensions']).toMatchObject({
       persistedQuery: { version: 1, sha256Hash: hash },
     })
     expect(answers[0]?.errors?.map((error) => error.extensions?.['code'])).toEqual([
       'PERSISTED_QUERY_NOT_FOUND',
     ])
-    expect(sha256(withQuery?.['query'] as string)).toBe(hash)
-    expect(withQuery?.['extensions']).toEqual(hashOnly?.['extensions'])
+    expect(sha256(withQuery['query'] as string)).toBe(hash)
+    expect(withQuery['extensions']).toEqual(hashOnly['extensions'])
     // A fresh client (another page load): the hash alone is enough now.
     const second = await apollo().query({ query, variables: { id: order.id } })
     expect(second.data).toEqual(first.data)
