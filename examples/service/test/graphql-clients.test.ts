@@ -204,3 +204,53 @@ describe('persisted queries with Apollo Client', () => {
     expect(body.errors?.[0]?.extensions?.['code']).toBe('PERSISTED_QUERY_NOT_FOUND')
   })
 })
+
+describe('the WebSocket draws on the same budget', () => {
+  let small: ServiceProcess | undefined
+  afterAll(() => small?.stop())
+
+  test('operations over the WebSocket are charged their cost to the principal HTTP charges; mutations are HTTP only', async () => {
+    small = await startService({ RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_PER_HOUR: '4' })
+    // The token request is charged to the address, not to the client it is for.
+    const token = await clientCredentialsToken(fetch, small.base, 'read:orders write:orders')
+    const client = kitWsClient(small.base, { authorization: `Bearer ${token}` })
+    try {
+      const query = (text: string) => client.iterate({ query: text }).next()
+      // Two operations of cost 1 each over the WebSocket, one over HTTP: 3 of 4.
+      for (let index = 0; index < 2; index += 1) {
+        const result = await query('{ orders(first: 1) { pageInfo { hasNextPage } } }')
+        expect(result.value?.errors).toBeUndefined()
+      }
+      const http = await fetch(`${small.base}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+      })
+      expect(http.headers.get('ratelimit-remaining')).toBe('1')
+      await http.arrayBuffer()
+      // A mutation over the WebSocket is refused (no Idempotency-Key there), and not charged.
+      await expect(
+        query(
+          'mutation { createOrder(input: { customer: "A", items: [{ sku: "X", quantity: 1 }] }) { id } }',
+        ),
+      ).rejects.toSatisfy((errors: { extensions?: { code?: string } }[]) =>
+        errors.some((error) => error.extensions?.code === 'METHOD_NOT_ALLOWED'),
+      )
+      // Two pages: cost 2, over the 1 left: RATE_LIMITED, nothing runs.
+      await expect(
+        query('{ a: orders { pageInfo { hasNextPage } } b: orders { pageInfo { hasNextPage } } }'),
+      ).rejects.toSatisfy((errors: { extensions?: { code?: string } }[]) =>
+        errors.some((error) => error.extensions?.code === 'RATE_LIMITED'),
+      )
+      expect((await query('{ viewer { clientId } }')).value?.data).toEqual({
+        viewer: { clientId: 'demo-backend' },
+      })
+      const refused = await fetch(`${small.base}/v1/orders`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+      expect(refused.status).toBe(429)
+    } finally {
+      await client.dispose()
+    }
+  })
+})
