@@ -227,6 +227,13 @@ describe('cost: selections', () => {
     ])
   })
 
+  test('an operation without variables is costed once per analysis', () => {
+    const { document, operation } = operationOf('{ order(id: 1) { total } }')
+    const analysis = analyzeDocument(schema, document)
+    expect(analysis.cost(operation, {})).toBe(analysis.cost(operation, {}))
+    expect(analysis.cost(operation, {}).cost).toBe(3)
+  })
+
   test('the cost is evaluated per call with that call’s variables', () => {
     const { document, operation } = operationOf('query($n: Int) { items(first: $n) { price } }')
     const analysis = analyzeDocument(schema, document)

@@ -50,6 +50,8 @@ const ofType = (n: number) =>
   `{ __schema { types { ${'ofType { '.repeat(n)}name${' }'.repeat(n)} } } }`
 const directives = (n: number) => `{ answer ${'@include(if: true) '.repeat(n)}}`
 const big = { maxTokens: 1_000_000 }
+const variables = (n: number) =>
+  `query(${Array.from({ length: n }, (_, i) => `$v${i}: Int @x`).join(', ')}) { answer }`
 
 describe('hostile documents are refused with a code, none throws', () => {
   test.each([
@@ -73,6 +75,14 @@ describe('hostile documents are refused with a code, none throws', () => {
       undefined,
     ],
     ['1,000 directives on one field', 'DIRECTIVE_LIMIT_EXCEEDED', directives(1_000), {}, 1_000],
+    ['3,000 variable definitions', 'TOKEN_LIMIT_EXCEEDED', variables(3_000), {}, undefined],
+    [
+      '1,000 variable definitions with a directive each',
+      'DIRECTIVE_LIMIT_EXCEEDED',
+      variables(1_000),
+      big,
+      1_000,
+    ],
     ['a page of 10,000', 'PAGE_SIZE_EXCEEDED', '{ items(first: 10000) { id } }', {}, 10_000],
     [
       'nested lists at the page cap',
@@ -108,6 +118,25 @@ describe('hostile documents are refused with a code, none throws', () => {
     const result = analyzeDocument(schema, costly).cost(costlyOperation, {})
     expect(result.cost).toBe(7 * 2 ** 60)
     expect(result.errors[0]?.extensions['code']).toBe('COST_LIMIT_EXCEEDED')
+  })
+
+  test('doubling past 2^1024 (over the default token limit) overflows to Infinity: still refused, a zero page never makes the cost NaN', () => {
+    const source = doubling(1_100).replace('{ answer }', '{ heavy { name } }')
+    expect(refusal(source, big)).toEqual({
+      codes: ['NODE_LIMIT_EXCEEDED'],
+      actual: Number.POSITIVE_INFINITY,
+    })
+    const zeroPage = parseDocument(
+      `{ items(first: 0) { ...F1100 } }\n${source
+        .slice(source.indexOf('\n') + 1)
+        .replaceAll(' on Query', ' on Item')
+        .replace('{ heavy { name } }', '{ price }')}`,
+      big,
+    ) as DocumentNode
+    const operation = zeroPage.definitions[0] as OperationDefinitionNode
+    const result = analyzeDocument(schema, zeroPage).cost(operation, {})
+    expect(result.cost).toBe(Number.POSITIVE_INFINITY)
+    expect(result.errors.map((e) => e.extensions['code'])).toEqual(['COST_LIMIT_EXCEEDED'])
   })
 
   test('fragment cycles: the guards terminate with finite counts, validation reports the cycle', () => {

@@ -76,6 +76,7 @@ export function analyzeDocument(
   }
   const fragmentMemo = new Map<string, Measures>()
   const operations = new Map<OperationDefinitionNode, OperationAnalysis>()
+  const costs = new Map<OperationDefinitionNode, CostResult>()
   return {
     document,
     operation(operation: OperationDefinitionNode): OperationAnalysis {
@@ -91,7 +92,16 @@ export function analyzeDocument(
       variableValues: Readonly<Record<string, unknown>>,
       context?: unknown,
     ): CostResult {
-      return operationCost(schema, fragments, operation, variableValues, context, settings)
+      // Without variables or estimators (which see the context) the cost is the same every time.
+      const constant =
+        (settings.estimators?.length ?? 0) === 0 &&
+        (operation.variableDefinitions?.length ?? 0) === 0
+      let result = constant ? costs.get(operation) : undefined
+      if (result === undefined) {
+        result = operationCost(schema, fragments, operation, variableValues, context, settings)
+        if (constant) costs.set(operation, result)
+      }
+      return result
     },
   }
 }

@@ -12,8 +12,8 @@
  *   looked up on the concrete type (so an implementation's `@cost` counts: IBM puts no `@cost`
  *   on interface fields), and only the type conditions that apply to that type counted (GraphQL
  *   spec §6.3.2 DoesFragmentTypeApply). gqc looks fields up on the abstract type and adds a
- *   fragment on an abstract type as one number, its maximum over all of that type's possible
- *   types, to each of them: `{ u { ... on A { a } ...F } } fragment F on Node { ... on B { b } }`
+ *   fragment on an abstract type (or an inline fragment without a type condition there) as one
+ *   number, its maximum over all of that type's possible types, to each of them: `{ u { ... on A { a } ...F } } fragment F on Node { ... on B { b } }`
  *   is 3 for gqc (A's branch gets B's `b`), 2 for us; and a fragment on an interface overlapping a
  *   union counts implementations that can never occur there. Where no fragment narrows at its own
  *   level, the two agree (test/differential.test.ts checks it on generated documents).
@@ -34,13 +34,11 @@
 import {
   type FieldNode,
   type FragmentDefinitionNode,
-  type GraphQLArgument,
   type GraphQLCompositeType,
   type GraphQLError,
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLSchema,
-  getArgumentValues,
   getNamedType,
   isAbstractType,
   isCompositeType,
@@ -49,12 +47,12 @@ import {
   type OperationDefinitionNode,
   type SelectionNode,
   type SelectionSetNode,
-  versionInfo,
 } from 'graphql'
 import type { ComplexityEstimator } from 'graphql-query-complexity'
 import { codedError } from '../error.ts'
 import { type FieldCost, fieldCost } from './directives.ts'
 import type { CostResult } from './options.ts'
+import { argumentValue, argumentValues, included, sent, type Variables } from './values.ts'
 
 /** The resolved cost options. @internal */
 export interface CostSettings {
@@ -71,10 +69,6 @@ interface Part {
   readonly names: readonly string[]
   readonly sized: boolean
 }
-
-type Variables = Readonly<Record<string, unknown>>
-
-const hasOwn = Object.prototype.hasOwnProperty
 
 /** Computes the cost of `operation` (see the module documentation). @internal */
 export function operationCost(
@@ -117,6 +111,9 @@ export function operationCost(
     }
   }
   const errors = run.errors
+  // Past 2^1024 (fragment doubling 1,024 levels deep fits in 10,000 tokens) the sums overflow to
+  // Infinity, and a page of 0 times Infinity is NaN: never let that compare below the limit.
+  if (Number.isNaN(cost)) cost = Number.POSITIVE_INFINITY
   if (cost > settings.maxCost) {
     errors.push(
       codedError(
@@ -179,7 +176,7 @@ class CostRun {
   ): number {
     let total = 0
     for (const selection of selections) {
-      if (!this.included(selection)) continue
+      if (!included(selection, this.variables)) continue
       if (selection.kind === Kind.FIELD) {
         if (part !== undefined && part.names.includes(selection.name.value) !== part.sized) continue
         total += this.field(selection, type, part?.sized === true)
@@ -256,7 +253,7 @@ class CostRun {
   ): number | undefined {
     const estimators = this.settings.estimators
     if (estimators === undefined || estimators.length === 0) return undefined
-    const args = this.argumentValues(field, node)
+    const args = argumentValues(field, node, this.variables)
     const context = this.context as Record<string, unknown> | undefined
     for (const estimator of estimators) {
       const cost = estimator(
@@ -287,11 +284,11 @@ class CostRun {
     node: FieldNode,
   ): number {
     let size: number | undefined
-    let sent = 0
+    let given = 0
     for (const name of settings.slicingArguments) {
-      const value = this.argumentValue(field, node, name)
+      const value = argumentValue(field, node, name, this.variables)
       if (typeof value !== 'number') continue
-      if (this.sent(node, name)) sent++
+      if (sent(node, name, this.variables)) given++
       if (value > this.settings.maxPageSize) {
         this.report('PAGE_SIZE_EXCEEDED', settings.coordinate, name, () =>
           codedError(
@@ -315,7 +312,7 @@ class CostRun {
     if (
       settings.requireOneSlicingArgument &&
       names.length > 0 &&
-      (size === undefined || sent > 1)
+      (size === undefined || given > 1)
     ) {
       const message =
         size === undefined
@@ -337,16 +334,9 @@ class CostRun {
     let total = 0
     for (const arg of node.arguments ?? []) {
       const weight = settings.argumentWeights.get(arg.name.value)
-      if (weight !== undefined && this.sent(node, arg.name.value)) total += weight
+      if (weight !== undefined && sent(node, arg.name.value, this.variables)) total += weight
     }
     return total
-  }
-
-  /** Whether the document itself gives the argument a value (a literal, or a variable the request sent). */
-  private sent(node: FieldNode, name: string): boolean {
-    const value = node.arguments?.find((arg) => arg.name.value === name)?.value
-    if (value === undefined || value.kind === Kind.NULL) return false
-    return value.kind !== Kind.VARIABLE || (this.variables[value.name.value] ?? null) !== null
   }
 
   /** One error per code and field, however often the field occurs. */
@@ -362,55 +352,6 @@ class CostRun {
     this.errors.push(error())
   }
 
-  /** An argument's value: the literal, the coerced variable, else the schema default. */
-  private argumentValue(
-    field: GraphQLField<unknown, unknown>,
-    node: FieldNode,
-    name: string,
-  ): unknown {
-    const value = node.arguments?.find((arg) => arg.name.value === name)?.value
-    if (value !== undefined) {
-      if (value.kind === Kind.INT) return Number(value.value)
-      if (value.kind === Kind.VARIABLE) {
-        if (hasOwn.call(this.variables, value.name.value)) return this.variables[value.name.value]
-      } else return undefined
-    }
-    const definition = field.args.find((arg) => arg.name === name)
-    return definition === undefined ? undefined : defaultValue(definition)
-  }
-
-  /** Every argument coerced as graphql-js does (for estimators, as gqc gives them). */
-  private argumentValues(
-    field: GraphQLField<unknown, unknown>,
-    node: FieldNode,
-  ): Record<string, unknown> {
-    try {
-      // graphql-js 17 takes { sources, coerced }; 16 the coerced map itself.
-      const variables =
-        versionInfo.major >= 17 ? { sources: {}, coerced: this.variables } : this.variables
-      return getArgumentValues(field, node, variables as Record<string, unknown>)
-    } catch {
-      return {}
-    }
-  }
-
-  private included(selection: SelectionNode): boolean {
-    const directives = selection.directives
-    if (directives === undefined || directives.length === 0) return true
-    for (const directive of directives) {
-      const name = directive.name.value
-      if (name !== 'skip' && name !== 'include') continue
-      const condition = directive.arguments?.find((arg) => arg.name.value === 'if')?.value
-      let value: unknown
-      if (condition?.kind === Kind.BOOLEAN) value = condition.value
-      else if (condition?.kind === Kind.VARIABLE) value = this.variables[condition.name.value]
-      if (typeof value !== 'boolean') continue
-      // GraphQL spec §3.13.2, §3.13.3: skipped when @skip(if: true) or @include(if: false).
-      if (value === (name === 'skip')) return false
-    }
-    return true
-  }
-
   private cached(node: unknown, key: unknown): number | undefined {
     return this.memo?.get(node)?.get(key)
   }
@@ -424,15 +365,4 @@ class CostRun {
     }
     byKey.set(key, cost)
   }
-}
-
-// graphql-js 16 keeps `defaultValue`; 17 keeps `default: { value } | { literal }`.
-function defaultValue(argument: GraphQLArgument): unknown {
-  if (argument.defaultValue !== undefined) return argument.defaultValue
-  const fallback = (
-    argument as { default?: { value?: unknown; literal?: { kind: string; value?: string } } }
-  ).default
-  if (fallback === undefined) return undefined
-  if (fallback.value !== undefined) return fallback.value
-  return fallback.literal?.kind === Kind.INT ? Number(fallback.literal.value) : undefined
 }
