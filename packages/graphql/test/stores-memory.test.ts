@@ -53,6 +53,21 @@ describe('MemoryPersistedDocumentStore', () => {
     expect(store.size).toBe(3)
   })
 
+  test('a get moves a document only from the older half; one in the newer half survives maxDocuments / 2 sets', async () => {
+    const store = new MemoryPersistedDocumentStore({ maxDocuments: 4 })
+    for (const id of ['a', 'b', 'c', 'd']) await store.set(id, `{ ${id}: __typename }`)
+    expect(await store.get('c')).toBe('{ c: __typename }') // newer half: stays in place
+    await store.set('e', '{ e: __typename }') // a goes
+    await store.set('f', '{ f: __typename }') // b goes
+    expect(await store.get('a')).toBeUndefined()
+    expect(await store.get('b')).toBeUndefined()
+    // c is now the oldest: this get moves it (older half), so d goes next, not c.
+    expect(await store.get('c')).toBe('{ c: __typename }')
+    await store.set('g', '{ g: __typename }')
+    expect(await store.get('d')).toBeUndefined()
+    expect(await store.get('c')).toBe('{ c: __typename }')
+  })
+
   test('the total byte budget evicts the least recently used, counting UTF-8 bytes exactly', async () => {
     const store = new MemoryPersistedDocumentStore({ maxDocumentBytes: 100, maxTotalBytes: 250 })
     await store.set('a', 'a'.repeat(100))
@@ -111,6 +126,21 @@ describe('MemoryPubSub', () => {
     expect(pubsub.subscribers('t')).toBe(0)
     await pubsub.publish('t', 5)
     expect(events).toHaveLength(4)
+  })
+
+  test('an onEvent that throws stops no delivery', async () => {
+    const pubsub = new MemoryPubSub({
+      bufferSize: 1,
+      onEvent: () => {
+        throw new Error('observer failed')
+      },
+    })
+    const slow = await pubsub.subscribe('t')
+    const other = await pubsub.subscribe('t')
+    await pubsub.publish('t', 1)
+    await expect(pubsub.publish('t', 2)).resolves.toBeUndefined()
+    expect(await slow.next()).toEqual({ done: false, value: 2 })
+    expect(await other.next()).toEqual({ done: false, value: 2 })
   })
 
   test('several waiting next() calls are served in order; the same object is delivered', async () => {

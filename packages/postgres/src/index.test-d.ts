@@ -1,3 +1,4 @@
+import type { PersistedDocumentStore } from '@api-blocks/graphql'
 import type { IdempotencyStore } from '@api-blocks/idempotency'
 import type { OAuthStore } from '@api-blocks/oauth'
 import type { ProblemError } from '@api-blocks/problem-details'
@@ -13,6 +14,7 @@ import {
   type PostgresEndpointStore,
   PostgresIdempotencyStore,
   PostgresOAuthStore,
+  PostgresPersistedDocumentStore,
   PostgresStoreError,
 } from './index.ts'
 
@@ -32,6 +34,12 @@ describe('public generics of @api-blocks/postgres', () => {
     expectTypeOf<PostgresOAuthStore['withDb']>().returns.toEqualTypeOf<PostgresOAuthStore>()
     // @ts-expect-error: a connection is required
     new PostgresOAuthStore({ schema: 'auth' })
+  })
+
+  test('PostgresPersistedDocumentStore is a PersistedDocumentStore of @api-blocks/graphql', () => {
+    expectTypeOf<PostgresPersistedDocumentStore>().toExtend<PersistedDocumentStore>()
+    // @ts-expect-error: a connection is required
+    new PostgresPersistedDocumentStore({ maxDocuments: 10 })
   })
 
   test('the webhook stores implement the contracts of @api-blocks/webhooks', () => {

@@ -98,6 +98,24 @@ describe('RedisPubSub without a server', () => {
     await iterator.return?.()
   })
 
+  test('a subscriber connection that cannot connect: subscribe rejects with COMMAND_FAILED, errors go to onEvent, the next subscribe tries again', async () => {
+    // A real node-redis client on a port where nothing listens, without reconnects.
+    const client = createClient({
+      url: 'redis://127.0.0.1:1',
+      socket: { reconnectStrategy: false, connectTimeout: 1_000 },
+    })
+    const events: RedisPubSubEvent[] = []
+    const pubsub = new RedisPubSub({ client, onEvent: (event) => events.push(event) })
+    for (const attempt of [1, 2]) {
+      const error = await pubsub.subscribe('t').catch((caught: unknown) => caught)
+      expect(error, `attempt ${attempt}`).toBeInstanceOf(RedisStoreError)
+      expect(error).toMatchObject({ code: 'COMMAND_FAILED', operation: 'pubsub.subscribe' })
+    }
+    expect(events.length).toBeGreaterThanOrEqual(2)
+    expect(events.every((event) => event.type === 'subscriber_error')).toBe(true)
+    await pubsub.close()
+  })
+
   test('a topic shares one SUBSCRIBE; UNSUBSCRIBE follows the last leaver, with the listener subscribed', async () => {
     const log: string[] = []
     const listeners = new Set<RedisMessageListener>()
@@ -243,6 +261,19 @@ describe.skipIf(redisUrl === undefined)(serverSuite('RedisPubSub on Redis'), () 
     expect(await iterator.next()).toEqual({ done: false, value: 'valid' })
     expect(events).toEqual([{ type: 'invalid_message', topic }])
     await pubsub.close()
+    // An observer that throws changes nothing (it runs inside node-redis's dispatch).
+    const throwing = new RedisPubSub({
+      client,
+      prefix,
+      onEvent: () => {
+        throw new Error('observer failed')
+      },
+    })
+    const again = await throwing.subscribe(topic)
+    await client.publish(prefix + topic, 'not json')
+    await throwing.publish(topic, 'still valid')
+    expect(await again.next()).toEqual({ done: false, value: 'still valid' })
+    await throwing.close()
   })
 
   test('a slow subscriber loses the oldest payloads, reported as dropped', async () => {

@@ -96,7 +96,7 @@ export interface RedisPubSubOptions {
   bufferSize?: number
   /** The largest payload published, in UTF-8 bytes of its JSON (default 1 MiB). */
   maxPayloadBytes?: number
-  /** Told of dropped payloads, invalid messages and subscriber connection errors; must not throw. */
+  /** Told of dropped payloads, invalid messages and subscriber connection errors (what it throws is ignored). */
   onEvent?: (event: RedisPubSubEvent) => void
 }
 
@@ -190,10 +190,18 @@ export class RedisPubSub implements PubSub {
     this.prefix = prefix
     this.maxPayloadBytes = maxPayloadBytes
     this.#given = subscriber
-    this.#onEvent = onEvent
+    // What the observer throws is ignored: it runs inside node-redis's event dispatch.
+    this.#onEvent =
+      onEvent === undefined
+        ? undefined
+        : (event) => {
+            try {
+              onEvent(event)
+            } catch {}
+          }
     this.#local = new MemoryPubSub({
       ...(options.bufferSize === undefined ? {} : { bufferSize: options.bufferSize }),
-      ...(onEvent === undefined ? {} : { onEvent }),
+      ...(this.#onEvent === undefined ? {} : { onEvent: this.#onEvent }),
     })
   }
 

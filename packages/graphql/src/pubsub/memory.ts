@@ -39,7 +39,7 @@ export interface MemoryPubSubOptions {
    * oldest is dropped and reported to `onEvent`.
    */
   readonly bufferSize?: number
-  /** Told of dropped payloads; it must not throw. */
+  /** Told of dropped payloads (what it throws is ignored). */
   readonly onEvent?: (event: PubSubEvent) => void
 }
 
@@ -94,7 +94,11 @@ class Subscription implements AsyncIterableIterator<unknown> {
       this.#buffer[this.#head] = payload
       this.#head = (this.#head + 1) % size
       this.#dropped++
-      this.#onEvent?.({ type: 'dropped', topic: this.#topic, dropped: this.#dropped })
+      try {
+        this.#onEvent?.({ type: 'dropped', topic: this.#topic, dropped: this.#dropped })
+      } catch {
+        // An observer that throws must not stop the delivery to the other subscribers.
+      }
       return
     }
     this.#buffer[(this.#head + this.#length) % size] = payload
