@@ -272,6 +272,14 @@ describe('GraphQL over HTTP', () => {
     }
   })
 
+  test('JSON nested 50,000 deep in the variables is refused with a code, not a crash', async () => {
+    const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`
+    const body = `{"query":"query ($n: Int) { items(first: $n) { id } }","variables":{"n":${deep}}}`
+    const { status, body: answered } = await answer(await handler(post(body)))
+    expect(status).toBe(200)
+    expect(answered.errors?.[0]?.extensions['code']).toBe('BAD_USER_INPUT')
+  })
+
   test('a resolver that throws an Error is masked as INTERNAL_SERVER_ERROR and reported; the rest of the data stays', async () => {
     const reported: unknown[] = []
     const masked = make({ onError: (error) => reported.push(error) })

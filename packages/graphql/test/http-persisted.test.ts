@@ -235,6 +235,38 @@ describe('APQ rules', () => {
     expect(await json(await handler(post({ query })))).toMatchObject({
       data: { hello: 'hello world' },
     })
+    // Under application/graphql-response+json a response without data needs a 4xx (§5.4.2).
+    const modern = await handler(
+      new Request(URL_, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json',
+        },
+        body: JSON.stringify({ extensions: extensions(sha256(query)) }),
+      }),
+    )
+    expect(modern.status).toBe(400)
+    expect((await json(modern)).errors?.[0]?.extensions.code).toBe('PERSISTED_QUERY_NOT_SUPPORTED')
+  })
+
+  test('a store that fails: 500 INTERNAL_SERVER_ERROR, the failure reported, not shown', async () => {
+    const reported: unknown[] = []
+    const handler = make({
+      persistedQueries: {
+        store: {
+          get: () => Promise.reject(new Error('redis password wrong')),
+          set: () => Promise.resolve(),
+        },
+      },
+      onError: (error) => reported.push(error),
+    })
+    const response = await handler(post({ extensions: extensions(sha256(query)) }))
+    expect(response.status).toBe(500)
+    const text = await response.text()
+    expect(text).toContain('INTERNAL_SERVER_ERROR')
+    expect(text).not.toContain('password')
+    expect(String(reported[0])).toContain('redis password wrong')
   })
 })
 

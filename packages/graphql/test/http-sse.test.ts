@@ -179,3 +179,43 @@ test('a subscription over the rate limit: 429 with Retry-After and RATE_LIMITED,
   expect((await second.json()).errors[0].extensions.code).toBe('RATE_LIMITED')
   await server.close()
 })
+
+test('a client that stops reading stops the subscription being pulled (bounded, no unbounded queue)', async () => {
+  let pulled = 0
+  let returned = false
+  const handler = createGraphQLHandler({
+    schema,
+    rootValue: {
+      count: async function* fast() {
+        try {
+          for (;;) {
+            pulled++
+            yield { count: pulled }
+            await new Promise((resolve) => setImmediate(resolve))
+          }
+        } finally {
+          returned = true
+        }
+      },
+    },
+  })
+  const response = await handler(
+    new Request('http://localhost/graphql', {
+      method: 'POST',
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'subscription { count(to: 0) }' }),
+    }),
+  )
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+  await reader.read() // the stream's opening comment; then nobody reads
+  // Many turns of the event loop: an unpaced source would be pulled once per turn.
+  for (let turn = 0; turn < 200; turn++) await new Promise((resolve) => setImmediate(resolve))
+  expect(pulled).toBeGreaterThan(0)
+  expect(pulled).toBeLessThanOrEqual(20)
+  // Reading drains it, and the source is pulled again.
+  const before = pulled
+  for (let i = 0; i < 40; i++) await reader.read()
+  expect(pulled).toBeGreaterThan(before)
+  await reader.cancel()
+  expect(returned).toBe(true)
+})

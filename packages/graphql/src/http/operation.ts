@@ -6,22 +6,15 @@
  *
  * @module
  */
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql'
-import {
-  GraphQLError,
-  getVariableValues,
-  Kind,
-  NoSchemaIntrospectionCustomRule,
-  specifiedRules,
-  validate,
-} from 'graphql'
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql'
+import { GraphQLError, getVariableValues, Kind } from 'graphql'
 import { codedError } from '../error.ts'
-import { analyzeDocument, parseDocument } from '../guards/index.ts'
-import type { DocumentAnalysis, GuardOptions } from '../guards/options.ts'
+import type { GuardOptions } from '../guards/options.ts'
 import type { PersistedConfig } from '../persisted/apq.ts'
 import { resolveDocument } from '../persisted/apq.ts'
 import { MemoryPersistedDocumentStore } from '../persisted/memory.ts'
 import type { PersistedDocumentStore } from '../persisted/store.ts'
+import { createDocumentCache } from './documents.ts'
 import { recode } from './recode.ts'
 
 /**
@@ -112,20 +105,6 @@ export interface PreparerOptions {
   readonly maxDocuments?: number
   /** Told about failures the client does not see (a persisted store that fails to store). */
   readonly onError?: (error: unknown) => void
-}
-
-/**
- * The document cache also holds at most this many characters of sources (4 Mi: a parsed
- * document takes some tens of times its source), whatever `maxDocuments` says.
- */
-const MAX_CACHED_CHARS = 4 * 1024 * 1024
-
-/** What the cache keeps per document source: the work that does not depend on variables. */
-interface CachedDocument {
-  readonly document?: DocumentNode
-  readonly analysis?: DocumentAnalysis
-  /** Parse errors, static guard errors or validation errors: the document never runs. */
-  readonly errors: readonly GraphQLError[]
 }
 
 /** Apollo's message for an unknown operation name; graphql-js's for several unnamed ones. */
@@ -224,61 +203,13 @@ export function createOperationPreparer(options: PreparerOptions): OperationPrep
           store: options.persistedQueries?.store ?? new MemoryPersistedDocumentStore(),
           mode: options.persistedQueries?.mode ?? 'apq',
         }
-  const rules: readonly ValidationRule[] = introspection
-    ? specifiedRules
-    : [...specifiedRules, NoSchemaIntrospectionCustomRule]
-  const cache = new Map<string, CachedDocument>()
-
-  const compile = (source: string): CachedDocument => {
-    const parsed = parseDocument(
-      source,
-      guards.maxTokens === undefined ? {} : { maxTokens: guards.maxTokens },
-    )
-    if (parsed instanceof GraphQLError) return { errors: [parsed] }
-    const analysis = analyzeDocument(schema, parsed, guards)
-    // Guards before validation, over every operation: validate walks them all.
-    const guardErrors: GraphQLError[] = []
-    for (const definition of parsed.definitions) {
-      if (definition.kind === Kind.OPERATION_DEFINITION) {
-        guardErrors.push(...analysis.operation(definition).errors)
-      }
-    }
-    if (guardErrors.length > 0) return { errors: guardErrors }
-    const invalid = validate(schema, parsed, rules)
-    const errors = invalid.map((error) =>
-      recode(
-        error,
-        // NoSchemaIntrospectionCustomRule's message; graphql-js gives its errors no code.
-        error.message.startsWith('GraphQL introspection has been disabled')
-          ? 'INTROSPECTION_DISABLED'
-          : 'GRAPHQL_VALIDATION_FAILED',
-        maskSuggestions,
-      ),
-    )
-    return { document: parsed, analysis, errors }
-  }
-
-  let cachedChars = 0
-  const lookup = (source: string): CachedDocument => {
-    const hit = cache.get(source)
-    if (hit !== undefined) {
-      // Least recently used first: a hit moves to the end.
-      cache.delete(source)
-      cache.set(source, hit)
-      return hit
-    }
-    const compiled = compile(source)
-    if (maxDocuments > 0 && source.length <= MAX_CACHED_CHARS) {
-      cache.set(source, compiled)
-      cachedChars += source.length
-      for (const oldest of cache.keys()) {
-        if (cache.size <= maxDocuments && cachedChars <= MAX_CACHED_CHARS) break
-        cache.delete(oldest)
-        cachedChars -= oldest.length
-      }
-    }
-    return compiled
-  }
+  const lookup = createDocumentCache({
+    schema,
+    guards,
+    introspection,
+    maskSuggestions,
+    maxDocuments,
+  })
 
   return {
     async prepare(request, context) {

@@ -15,6 +15,7 @@ import type { AdmitOptions, Admitted } from './admit.ts'
 import { admit } from './admit.ts'
 import { maskError } from './format.ts'
 import type { OperationRequest } from './operation.ts'
+import { Pacer, paced } from './pace.ts'
 import { readOperationRequest } from './request.ts'
 
 /**
@@ -44,11 +45,14 @@ interface EventStreamOptions {
 interface StreamExchange {
   readonly request: Request
   readonly headers: Headers
+  readonly pacer: Pacer
   readonly params: OperationRequest
   admitted?: Admitted
 }
 
 const encoder = new TextEncoder()
+const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof Object(value)[Symbol.asyncIterator] === 'function'
 const SSE_HEADERS: Readonly<Record<string, string>> = {
   accept: 'text/event-stream',
   'content-type': 'application/json',
@@ -58,6 +62,7 @@ const SSE_HEADERS: Readonly<Record<string, string>> = {
 function toBody(
   events: AsyncGenerator<string, void, undefined>,
   signal: AbortSignal,
+  pacer: Pacer,
 ): ReadableStream<Uint8Array> {
   const end = (): void => {
     events.return(undefined).catch(() => undefined)
@@ -67,7 +72,10 @@ function toBody(
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const { done, value } = await events.next()
-      if (value !== undefined) controller.enqueue(encoder.encode(value))
+      if (value !== undefined) {
+        controller.enqueue(encoder.encode(value))
+        if (value.startsWith('event: next')) pacer.sent()
+      }
       if (done === true) {
         signal.removeEventListener('abort', end)
         controller.close()
@@ -140,6 +148,11 @@ export function createEventStreamHandler(
         rootValue,
       } as OperationArgs<never>
     },
+    onOperation(_ctx, req, _args, result) {
+      // A subscription is pulled only while its events are being written out.
+      if (isAsyncIterable(result)) return paced(result, req.context.pacer)
+      return undefined
+    },
     onNext(_ctx, req, result) {
       const { admitted } = req.context
       const masked = mask(result as ExecutionResult)
@@ -159,7 +172,7 @@ export function createEventStreamHandler(
         { status: params.status, headers: params.headers ?? {} },
       )
     }
-    const exchange: StreamExchange = { request, headers: new Headers(), params }
+    const exchange: StreamExchange = { request, headers: new Headers(), params, pacer: new Pacer() }
     // graphql-sse checks the members itself, with uncoded errors, and insists on a string
     // `query` (ours may come by id: APQ, documentId). onSubscribe reads the parameters from
     // the exchange, checked by the preparer, so graphql-sse gets a request it always accepts.
@@ -173,7 +186,10 @@ export function createEventStreamHandler(
     })
     const headers = new Headers(init.headers)
     for (const [name, value] of exchange.headers) headers.set(name, value)
-    const stream = body === null || typeof body === 'string' ? body : toBody(body, request.signal)
+    const stream =
+      body === null || typeof body === 'string'
+        ? body
+        : toBody(body, request.signal, exchange.pacer)
     return new Response(stream, { status: init.status, statusText: init.statusText, headers })
   }
 }
