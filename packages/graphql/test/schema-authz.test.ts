@@ -227,6 +227,12 @@ describe('code-first', () => {
             extensions: { requiresScopes: ['write:orders'] },
             resolve: () => 'r1',
           },
+          both: {
+            type: GraphQLString,
+            // The wrapper's scope and the schema's: both required.
+            extensions: { requiresScopes: ['admin'] },
+            resolve: requireScopes(['read:orders'], () => 'both'),
+          },
           owner: {
             type: GraphQLString,
             // requireScopes without a resolver reads the field from the parent.
@@ -241,6 +247,17 @@ describe('code-first', () => {
     const result = await run(schema, '{ hello orders { id } refunds }', reader)
     expect(result.data).toEqual({ hello: 'world', orders: [{ id: 'o1' }], refunds: null })
     expect(result.errors![0]!.extensions).toEqual({ code: 'FORBIDDEN', scopes: ['write:orders'] })
+  })
+
+  test('requireScopes and extensions.requiresScopes on one field: both required', async () => {
+    const readerOnly = await run(schema, '{ both }', reader)
+    expect(readerOnly.errors![0]!.extensions).toEqual({ code: 'FORBIDDEN', scopes: ['admin'] })
+    const adminOnly = await run(schema, '{ both }', { ...admin, scopes: ['admin'] })
+    expect(adminOnly.errors![0]!.extensions).toEqual({
+      code: 'FORBIDDEN',
+      scopes: ['read:orders'],
+    })
+    expect(await run(schema, '{ both }', admin)).toEqual({ data: { both: 'both' } })
   })
 
   test('requireScopes without resolve: the default resolver', async () => {

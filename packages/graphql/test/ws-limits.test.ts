@@ -123,7 +123,7 @@ describe('keep-alive', () => {
   test('the server pings every keepAlive ms', async () => {
     harness = await start({ schema: makeSchema(new MemoryPubSub()), keepAlive: 10 })
     const socket = await acknowledged(harness.url)
-    await once(socket.socket, 'ping')
+    // One ping is the proof: a second one depends on the pong beating the next tick.
     await once(socket.socket, 'ping')
     socket.socket.close()
   })
@@ -186,9 +186,17 @@ describe('bounds', () => {
   })
 
   test('maxConnections: an upgrade beyond answers 503, and is served again once one closes', async () => {
-    harness = await start({ schema: makeSchema(new MemoryPubSub()), maxConnections: 1 })
+    const refused: unknown[] = []
+    harness = await start({
+      schema: makeSchema(new MemoryPubSub()),
+      maxConnections: 1,
+      onEvent: (event) => {
+        if (event.type === 'refused') refused.push(event.status)
+      },
+    })
     const first = await acknowledged(harness.url)
     expect(await refusedUpgrade(harness.url)).toBe(503)
+    expect(refused).toEqual([503])
     first.socket.close()
     await first.closed
     // The server sees the close after the client does: wait for its count to drop.

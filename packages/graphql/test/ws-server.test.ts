@@ -6,6 +6,7 @@ import {
   createOperationPreparer,
   MemoryPersistedDocumentStore,
 } from '../src/index.ts'
+import type { GraphQLWebSocketEvent } from '../src/ws/index.ts'
 import type { Harness } from './ws-support.ts'
 import { closeCode, collect, MemoryPubSub, makeSchema, raw, start, take } from './ws-support.ts'
 
@@ -407,5 +408,39 @@ describe('persisted documents shared with the HTTP endpoint', () => {
     expect((error as { extensions: { code: string } }[])[0]!.extensions.code).toBe(
       'DEPTH_LIMIT_EXCEEDED',
     )
+  })
+})
+
+describe('onEvent', () => {
+  test('admitted and refused operations, and the end of each socket with its code', async () => {
+    const events: GraphQLWebSocketEvent[] = []
+    harness = await start({
+      schema: makeSchema(new MemoryPubSub()),
+      onEvent: (event) => events.push(event),
+    })
+    const client = harness.client()
+    await collect(client, { query: 'query Hi { hello }' })
+    await collect(client, { query: '{ hello ' })
+    const forbidden = await raw(harness.url)
+    forbidden.send({ type: 'connection_init', payload: { authorization: 'Bearer forged' } })
+    await forbidden.closed
+    await client.dispose()
+    // The server sees each close after the client does.
+    const closedWith = (code: number) =>
+      events.some((event) => event.type === 'closed' && event.code === code)
+    while (!closedWith(4403) || !closedWith(1000)) {
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    const summary = events.map(({ request: _, ...event }) => event)
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        { type: 'operation', operation: 'query', operationName: 'Hi', cost: 0 },
+        { type: 'rejected', code: 'GRAPHQL_PARSE_FAILED' },
+        { type: 'closed', code: 4403 },
+        { type: 'closed', code: 1000 },
+      ]),
+    )
+    // graphql-ws's client is lazy: it may close and reopen its socket between operations.
+    expect(summary.filter((event) => event.type !== 'closed')).toHaveLength(2)
   })
 })

@@ -84,19 +84,28 @@ function check(
   }
 }
 
-// The resolvers this module made, so that authorising a schema twice wraps nothing twice.
-const wrapped = new WeakSet<GraphQLFieldResolver<unknown, unknown>>()
-
 function guard<S, C, A>(
   scopes: readonly string[],
   resolve: GraphQLFieldResolver<S, C, A>,
   principalOf: (context: unknown) => Principal | undefined,
 ): GraphQLFieldResolver<S, C, A> {
-  const guarded: GraphQLFieldResolver<S, C, A> = (source, args, context, info) => {
+  return (source, args, context, info) => {
     check(scopes, principalOf, context)
     return resolve(source, args, context, info)
   }
-  wrapped.add(guarded as GraphQLFieldResolver<unknown, unknown>)
+}
+
+// The resolvers authorizeSchema made, so that authorising a schema twice wraps nothing twice
+// (a requireScopes resolver is not one: the schema's own scopes are still checked around it).
+const wrapped = new WeakSet<GraphQLFieldResolver<unknown, unknown>>()
+
+function schemaGuard(
+  scopes: readonly string[],
+  resolve: GraphQLFieldResolver<unknown, unknown>,
+  principalOf: (context: unknown) => Principal | undefined,
+): GraphQLFieldResolver<unknown, unknown> {
+  const guarded = guard(scopes, resolve, principalOf)
+  wrapped.add(guarded)
   return guarded
 }
 
@@ -227,11 +236,11 @@ export function authorizeSchema(schema: GraphQLSchema, options?: AuthorizeOption
       Object.freeze(scopes)
       const resolve = field.resolve
       if (resolve === undefined || !wrapped.has(resolve)) {
-        field.resolve = guard(scopes, resolve ?? defaultFieldResolver, principalOf)
+        field.resolve = schemaGuard(scopes, resolve ?? defaultFieldResolver, principalOf)
       }
       const subscribe = field.subscribe
       if (subscribe !== undefined && !wrapped.has(subscribe)) {
-        field.subscribe = guard(scopes, subscribe, principalOf)
+        field.subscribe = schemaGuard(scopes, subscribe, principalOf)
       }
     }
   }

@@ -7,6 +7,7 @@
 export type { BearerAuthenticationOptions } from './bearer.ts'
 export { bearerAuthentication } from './bearer.ts'
 export type {
+  GraphQLWebSocketEvent,
   GraphQLWebSocketOptions,
   GraphQLWebSocketServer,
   WebSocketConnection,

@@ -97,6 +97,15 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
   readonly maxOperations?: number
   /** Open sockets on this server (default 10,000); an upgrade beyond answers HTTP 503. */
   readonly maxConnections?: number
+  /** Told about failures the client only sees masked or as a close code 4500. */
+  readonly onError?: (error: unknown) => void
+  /**
+   * Told about each operation admitted (with its cost) or refused (by the code of its first
+   * error), each upgrade refused at `maxConnections`, and each socket's end with its close code
+   * (4403 refused or expired credentials, 4408 no `connection_init`, 1009 a message too big, …).
+   * It must not throw.
+   */
+  readonly onEvent?: (event: GraphQLWebSocketEvent) => void
   /** Milliseconds since the epoch (default `Date.now`), for the expiry of credentials. */
   readonly clock?: () => number
 }
@@ -119,3 +128,27 @@ export interface GraphQLWebSocketServer {
    */
   close(): Promise<void>
 }
+
+/**
+ * What {@link GraphQLWebSocketOptions.onEvent} is told: the HTTP endpoint's events (`rejected`,
+ * `operation`) with the upgrade request in place of the Request, and the life of sockets.
+ *
+ * @example
+ * ```ts
+ * const onEvent = (event: GraphQLWebSocketEvent) => {
+ *   if (event.type === 'closed') metrics.increment(`graphql.ws.closed.${event.code}`)
+ *   if (event.type === 'rejected') metrics.increment(`graphql.rejected.${event.code}`)
+ * }
+ * ```
+ */
+export type GraphQLWebSocketEvent =
+  | { readonly type: 'rejected'; readonly code: string; readonly request: IncomingMessage }
+  | {
+      readonly type: 'operation'
+      readonly operation: 'query' | 'mutation' | 'subscription'
+      readonly operationName: string | undefined
+      readonly cost: number
+      readonly request: IncomingMessage
+    }
+  | { readonly type: 'refused'; readonly status: 503; readonly request: IncomingMessage }
+  | { readonly type: 'closed'; readonly code: number; readonly request: IncomingMessage }

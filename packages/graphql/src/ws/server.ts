@@ -21,7 +21,7 @@ import type {
   GraphQLError,
   OperationTypeNode,
 } from 'graphql'
-import type { Context } from 'graphql-ws'
+import type { Context, SubscribePayload } from 'graphql-ws'
 import { handleProtocols, makeServer } from 'graphql-ws'
 import { WebSocketServer } from 'ws'
 import { codedError } from '../error.ts'
@@ -39,6 +39,14 @@ import { serveSocket } from './socket.ts'
 
 const DEFAULT_MAX_PAYLOAD = 100 * 1024
 
+/** An admitted operation: what graphql-ws executes, and what `onEvent` is told. */
+interface Admitted {
+  readonly args: ExecutionArgs
+  readonly operation: OperationTypeNode
+  readonly operationName: string | undefined
+  readonly cost: number
+}
+
 /** `ctx.extra` of graphql-ws's hooks: the socket, the upgrade request, the principal once known. */
 interface ConnectionExtra extends SocketExtra {
   principal?: Principal | undefined
@@ -49,7 +57,7 @@ interface ConnectionExtra extends SocketExtra {
 // setTimeout's longest delay (2^31 - 1 ms, about 24.8 days); a later expiry is cut to it.
 const MAX_TIMEOUT = 2 ** 31 - 1
 
-function positive(name: string, value: number): number {
+function wholeNumber(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 0) {
     throw new RangeError(`attachGraphQLWebSocket: ${name} must be a whole number of at least 0.`)
   }
@@ -78,14 +86,17 @@ function pathOf(url: string | undefined): string {
  * @example
  * ```ts
  * import { createServer } from 'node:http'
- * import { attachGraphQLWebSocket } from '@api-blocks/graphql/ws'
+ * import { createTokenVerifier } from '@api-blocks/bearer'
+ * import { attachGraphQLWebSocket, bearerAuthentication } from '@api-blocks/graphql/ws'
  *
  * const server = createServer(listener).listen(8080)
  * const ws = attachGraphQLWebSocket(server, {
  *   schema,
  *   path: '/graphql',
- *   authenticate: async (params) => tokens.verify(String(params?.['authorization'] ?? '')),
+ *   persistedQueries: { store }, // the HTTP endpoint's store: one set of persisted documents
+ *   authenticate: bearerAuthentication(createTokenVerifier({ jwt: { issuer, audience, jwksUrl } })),
  * })
+ * process.once('SIGTERM', () => ws.close().then(() => server.close()))
  * ```
  */
 export function attachGraphQLWebSocket(
@@ -93,17 +104,17 @@ export function attachGraphQLWebSocket(
   options: GraphQLWebSocketOptions,
 ): GraphQLWebSocketServer {
   const path = options.path ?? '/graphql'
-  const maxConnections = positive('maxConnections', options.maxConnections ?? 10_000)
-  const maxOperations = positive('maxOperations', options.maxOperations ?? 100)
-  const maxPayload = positive('maxPayloadBytes', options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD)
+  const maxConnections = wholeNumber('maxConnections', options.maxConnections ?? 10_000)
+  const maxOperations = wholeNumber('maxOperations', options.maxOperations ?? 100)
+  const maxPayload = wholeNumber('maxPayloadBytes', options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD)
   const preparer = options.preparer ?? createOperationPreparer(options)
   const allowed = new Set<OperationTypeNode | string>(
     options.operations ?? ['query', 'mutation', 'subscription'],
   )
-  const { authenticate, rateLimit, schema } = options
+  const { authenticate, rateLimit, schema, onEvent } = options
   const clock = options.clock ?? Date.now
   const report = (error: unknown): void => options.onError?.(error)
-  const keepAlive = positive('keepAlive', options.keepAlive ?? 12_000)
+  const keepAlive = wholeNumber('keepAlive', options.keepAlive ?? 12_000)
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload,
@@ -120,6 +131,7 @@ export function attachGraphQLWebSocket(
       return
     }
     if (wss.clients.size + pending >= maxConnections) {
+      onEvent?.({ type: 'refused', status: 503, request })
       reject(socket, '503 Service Unavailable')
       return
     }
@@ -143,9 +155,71 @@ export function attachGraphQLWebSocket(
     connectionParams: ctx.connectionParams,
   })
 
+  // Everything between a `subscribe` message and graphql-js: the operation cap, the context,
+  // the preparer, the operation type, the rate limit.
+  const admit = async (
+    ctx: Context<Record<string, unknown> | undefined, ConnectionExtra>,
+    payload: SubscribePayload,
+  ): Promise<GraphQLError[] | Admitted> => {
+    // graphql-ws records the id before this hook, so the count includes this operation.
+    const running = Object.keys(ctx.subscriptions).length
+    if (running > maxOperations) {
+      return [
+        codedError(
+          'BAD_REQUEST',
+          `This connection already runs ${maxOperations} operations; complete one first.`,
+          { limit: maxOperations, actual: running },
+        ),
+      ]
+    }
+    const { principal } = ctx.extra
+    let contextValue: unknown
+    let prepared: Awaited<ReturnType<OperationPreparer['prepare']>>
+    try {
+      contextValue =
+        options.context === undefined
+          ? { principal }
+          : await options.context(principal, connectionOf(ctx))
+      // The protocol requires `query` to be a string; a client sending only a persisted
+      // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
+      const request = payload.query === '' ? { ...payload, query: undefined } : payload
+      prepared = await preparer.prepare(request, contextValue)
+    } catch (error) {
+      report(error)
+      return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
+    }
+    if (Array.isArray(prepared)) return [...(prepared as readonly GraphQLError[])]
+    const { document, operation, variableValues, cost } = prepared as Exclude<
+      typeof prepared,
+      readonly GraphQLError[]
+    >
+    if (!allowed.has(operation.operation)) {
+      return [
+        codedError(
+          'METHOD_NOT_ALLOWED',
+          `This WebSocket does not serve ${operation.operation} operations.`,
+        ),
+      ]
+    }
+    if (rateLimit !== undefined) {
+      const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
+      if (refused !== undefined) return [refused]
+    }
+    const args: ExecutionArgs = {
+      schema,
+      document,
+      variableValues: { ...variableValues },
+      contextValue,
+      rootValue: options.rootValue,
+    }
+    const operationName = operation.name?.value
+    if (operationName !== undefined) args.operationName = operationName
+    return { args, operation: operation.operation, operationName, cost }
+  }
+
   const protocol = makeServer<Record<string, unknown> | undefined, ConnectionExtra>({
     schema,
-    connectionInitWaitTimeout: positive(
+    connectionInitWaitTimeout: wholeNumber(
       'connectionInitWaitTimeout',
       options.connectionInitWaitTimeout ?? 3_000,
     ),
@@ -178,64 +252,24 @@ export function attachGraphQLWebSocket(
       ctx.extra.principal = principal
       return true
     },
-    onClose(ctx) {
+    onClose(ctx, code) {
       clearTimeout(ctx.extra.expiry)
+      // RFC 6455 §7.1.5: 1005, no status code received.
+      onEvent?.({ type: 'closed', code: code ?? 1005, request: ctx.extra.request })
     },
     async onSubscribe(ctx, _id, payload) {
-      // graphql-ws records the id before this hook, so the count includes this operation.
-      const running = Object.keys(ctx.subscriptions).length
-      if (running > maxOperations) {
-        return [
-          codedError(
-            'BAD_REQUEST',
-            `This connection already runs ${maxOperations} operations; complete one first.`,
-            { limit: maxOperations, actual: running },
-          ),
-        ]
+      const admitted = await admit(ctx, payload)
+      if (onEvent !== undefined) {
+        const { request } = ctx.extra
+        if (Array.isArray(admitted)) {
+          const code = admitted[0]?.extensions['code']
+          onEvent({ type: 'rejected', code: typeof code === 'string' ? code : 'UNKNOWN', request })
+        } else {
+          const { operation, operationName, cost } = admitted
+          onEvent({ type: 'operation', operation, operationName, cost, request })
+        }
       }
-      const { principal } = ctx.extra
-      let contextValue: unknown
-      let prepared: Awaited<ReturnType<OperationPreparer['prepare']>>
-      try {
-        contextValue =
-          options.context === undefined
-            ? { principal }
-            : await options.context(principal, connectionOf(ctx))
-        // The protocol requires `query` to be a string; a client sending only a persisted
-        // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
-        const request = payload.query === '' ? { ...payload, query: undefined } : payload
-        prepared = await preparer.prepare(request, contextValue)
-      } catch (error) {
-        report(error)
-        return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
-      }
-      if (Array.isArray(prepared)) return prepared as GraphQLError[]
-      const { document, operation, variableValues, cost } = prepared as Exclude<
-        typeof prepared,
-        readonly GraphQLError[]
-      >
-      if (!allowed.has(operation.operation)) {
-        return [
-          codedError(
-            'METHOD_NOT_ALLOWED',
-            `This WebSocket does not serve ${operation.operation} operations.`,
-          ),
-        ]
-      }
-      if (rateLimit !== undefined) {
-        const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
-        if (refused !== undefined) return [refused]
-      }
-      const args: ExecutionArgs = {
-        schema,
-        document,
-        variableValues: { ...variableValues },
-        contextValue,
-        rootValue: options.rootValue,
-      }
-      const name = operation.name?.value
-      if (name !== undefined) args.operationName = name
-      return args
+      return Array.isArray(admitted) ? admitted : admitted.args
     },
     onNext(_ctx, _id, _payload, _args, result) {
       if (result.errors === undefined) return undefined
