@@ -37,7 +37,7 @@ import { createOAuth, isOAuthPath } from './auth/server.ts'
 import { publishOrderChanges } from './graphql/changes.ts'
 import { GUARDS, orderSchema } from './graphql/index.ts'
 import type { Logger } from './log.ts'
-import { errorLog, idempotencyLog, oauthLog, rateLimitLog, requestLog } from './log.ts'
+import { errorLog, graphqlLog, idempotencyLog, oauthLog, rateLimitLog, requestLog } from './log.ts'
 import { openApiDocument } from './openapi.ts'
 import { orderCreator } from './orders/create.ts'
 import { orderRoutes } from './orders/routes.ts'
@@ -402,7 +402,12 @@ export function createService(options: ServiceOptions = {}): Service {
     rateLimit: { limiter, key: (request) => rateLimitKey(request) },
     // A resolver's error, masked to the client as INTERNAL_SERVER_ERROR (the request id of the
     // line comes from the request log's context).
-    ...(logger ? { onError: (error: unknown) => errorLog(logger)(error, undefined) } : {}),
+    ...(logger
+      ? {
+          onError: (error: unknown) => errorLog(logger)(error, undefined),
+          onEvent: graphqlLog(logger, 'http'),
+        }
+      : {}),
   })
   const graphql = compose(perUser, protect, keyed, errorBoundary())(graphqlHandler)
 
