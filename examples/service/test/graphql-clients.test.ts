@@ -91,6 +91,60 @@ describe('orderChanged, fed by writes from either interface', () => {
   })
 })
 
+describe('orderChanged(id:)', () => {
+  test('follows one order: the changes of others are not sent', async () => {
+    const watched = await restCreate('Ada Lovelace')
+    let version = watched.version
+    // Each call writes the watched order (PATCH with the ETag it is at), so priming works here
+    // too: the subscription is live once one of these arrives.
+    const touch = async () => {
+      const response = await fetch(`${service.base}/v1/orders/${watched.id}`, {
+        method: 'PATCH',
+        headers: {
+          authorization: bearer(),
+          'content-type': 'application/json',
+          'if-match': `"${version}"`,
+        },
+        body: JSON.stringify({ note: `touch ${version}` }),
+      })
+      expect(response.status).toBe(200)
+      version += 1
+    }
+    const client = wsClient({ authorization: bearer() })
+    try {
+      const changes = client.iterate({
+        query: 'subscription ($id: ID) { orderChanged(id: $id) { id status customer version } }',
+        variables: { id: watched.id },
+      }) as Changes
+      let arrived = false
+      const first = changes.next().then((result) => {
+        arrived = true
+        return result
+      })
+      while (!arrived) {
+        await touch()
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      const arrival = (await first).value?.data?.orderChanged
+      expect(arrival?.id).toBe(watched.id)
+      // Drain what priming left, then: another order's change, then the watched one's.
+      const last = version
+      let seen = arrival?.version ?? last
+      while (seen < last) {
+        const { value } = await changes.next()
+        seen = value?.data?.orderChanged.version ?? last
+      }
+      await restCreate('Grace Hopper')
+      await touch()
+      const next = await changes.next()
+      expect(next.value?.data?.orderChanged).toMatchObject({ id: watched.id, version: last + 1 })
+      await changes.return?.()
+    } finally {
+      await client.dispose()
+    }
+  })
+})
+
 describe('authentication and scopes of subscriptions', () => {
   test('a WebSocket without a valid token in connection_init is closed with 4403 Forbidden', async () => {
     for (const params of [{}, { authorization: 'Bearer not-a-token' }]) {
