@@ -1,5 +1,6 @@
 // The reference service: every block composed in front of the /v1/orders resource, and the
 // same orders over GraphQL on /graphql.
+import { cacheControlPresets } from '@api-blocks/conditional'
 import type { Principal } from '@api-blocks/core'
 import { clientAddressOf, setClientAddress, storeGuard } from '@api-blocks/core'
 import type { PersistedDocumentStore, PreparerOptions, PubSub } from '@api-blocks/graphql'
@@ -36,7 +37,7 @@ import { createOAuth, isOAuthPath } from './auth/server.ts'
 import { publishOrderChanges } from './graphql/changes.ts'
 import { GUARDS, orderSchema } from './graphql/index.ts'
 import type { Logger } from './log.ts'
-import { errorLog, idempotencyLog, oauthLog, rateLimitLog, requestLog } from './log.ts'
+import { errorLog, graphqlLog, idempotencyLog, oauthLog, rateLimitLog, requestLog } from './log.ts'
 import { openApiDocument } from './openapi.ts'
 import { orderCreator } from './orders/create.ts'
 import { orderRoutes } from './orders/routes.ts'
@@ -135,7 +136,7 @@ export interface ServiceOptions {
 }
 
 /** How /graphql is set up; every member has a default. */
-export interface ServiceGraphQLOptions {
+interface ServiceGraphQLOptions {
   /** Whether `__schema` and `__type` are answered (default true; main.ts: off in production). */
   introspection?: boolean
   /**
@@ -401,9 +402,14 @@ export function createService(options: ServiceOptions = {}): Service {
     rateLimit: { limiter, key: (request) => rateLimitKey(request) },
     // A resolver's error, masked to the client as INTERNAL_SERVER_ERROR (the request id of the
     // line comes from the request log's context).
-    ...(logger ? { onError: (error: unknown) => errorLog(logger)(error, undefined) } : {}),
+    ...(logger
+      ? {
+          onError: (error: unknown) => errorLog(logger)(error, undefined),
+          onEvent: graphqlLog(logger, 'http'),
+        }
+      : {}),
   })
-  const graphql = compose(protect, keyed, errorBoundary())(graphqlHandler)
+  const graphql = compose(perUser, protect, keyed, errorBoundary())(graphqlHandler)
 
   const front: Handler = (request) => {
     const path = new URL(request.url).pathname
@@ -433,6 +439,25 @@ export function createService(options: ServiceOptions = {}): Service {
   return Object.assign(handler, {
     graphql: { operations, limiter, authenticate: oauth.authenticate },
   })
+}
+
+/**
+ * docs/spec.md §4.3 rule 9: orders are per-user data, so every answer of /graphql that sets no
+ * Cache-Control of its own (APQ's PersistedQueryNotFound does) is `private, no-store`, as the
+ * order routes answer; GET queries would otherwise be cacheable by shared caches.
+ */
+const perUser: Middleware = async (request, next) => {
+  const response = await next(request)
+  if (response.headers.has('cache-control')) return response
+  try {
+    response.headers.set('cache-control', cacheControlPresets.perUser)
+    return response
+  } catch {
+    // Immutable headers (a Response of fetch): a copy carries it.
+    const copy = new Response(response.body, response)
+    copy.headers.set('cache-control', cacheControlPresets.perUser)
+    return copy
+  }
 }
 
 /** Where GraphQL is served: POST, GET and server-sent events here, WebSocket by main.ts. */

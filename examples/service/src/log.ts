@@ -179,6 +179,52 @@ export function rateLimitLog(
   }
 }
 
+/** What the GraphQL handler and the WebSocket server report (their `onEvent`). */
+type GraphQLLogEvent =
+  | { readonly type: 'rejected'; readonly code: string }
+  | {
+      readonly type: 'operation'
+      readonly operation: string
+      readonly operationName: string | undefined
+      readonly cost: number
+    }
+  | { readonly type: 'refused'; readonly status: number }
+  | { readonly type: 'closed'; readonly code: number }
+
+/**
+ * `onEvent` of the GraphQL handler and of the WebSocket server: each operation admitted at
+ * debug (its type, name and cost), each refusal at info with its code (a refusal can be an HTTP
+ * 200, a GraphQL error the client reads, which the request log's level does not tell apart
+ * from a success), a WebSocket upgrade refused at capacity at warn, a socket closed at debug.
+ */
+export function graphqlLog(
+  logger: Logger,
+  transport: 'http' | 'websocket',
+): (event: GraphQLLogEvent) => void {
+  return (event) => {
+    const reqId = current.getStore()
+    switch (event.type) {
+      case 'rejected':
+        logger.info({ reqId, graphql: { transport, code: event.code } }, 'graphql rejected')
+        return
+      case 'refused':
+        logger.warn({ graphql: { transport, status: event.status } }, 'graphql socket refused')
+        return
+      case 'closed':
+        logger.debug({ graphql: { transport, code: event.code } }, 'graphql socket closed')
+        return
+      default: {
+        if (logger.isLevelEnabled?.('debug') === false) return
+        const { operation, operationName, cost } = event
+        logger.debug(
+          { reqId, graphql: { transport, operation, operationName, cost } },
+          'graphql operation',
+        )
+      }
+    }
+  }
+}
+
 /** `onEvent` of `idempotency()`. */
 export function idempotencyLog(
   logger: Logger,

@@ -24,7 +24,7 @@ import {
   parseTokenKey,
   parseWebhookSettings,
 } from './config.ts'
-import { createLogger, errorLog, isLogLevel, LOG_LEVELS, webhookLog } from './log.ts'
+import { createLogger, errorLog, graphqlLog, isLogLevel, LOG_LEVELS, webhookLog } from './log.ts'
 import { openStores } from './stores.ts'
 import type { ServiceWebhooks } from './webhooks/setup.ts'
 import { createWebhooks, deriveSecretsKey } from './webhooks/setup.ts'
@@ -259,6 +259,7 @@ const sockets = attachGraphQLWebSocket(server, {
       `principal:${(principal === undefined ? undefined : principalKey(principal)) ?? 'none'}`,
   },
   onError: (error) => errorLog(logger)(error, undefined),
+  onEvent: graphqlLog(logger, 'websocket'),
 })
 
 // The demo user and clients, unless the configuration file left them out ("demo": false).

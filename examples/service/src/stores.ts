@@ -10,6 +10,7 @@ import {
   PostgresEndpointStore,
   PostgresIdempotencyStore,
   PostgresOAuthStore,
+  PostgresPersistedDocumentStore,
 } from '@api-blocks/postgres'
 import type { RateLimitStore } from '@api-blocks/rate-limit'
 import {
@@ -257,6 +258,9 @@ export async function openStores(
       // family's revocation mark while its tokens stay).
       const oauthStore = new PostgresOAuthStore({ db: pool, schema })
       stores.oauthStore = oauthStore
+      // Persisted GraphQL documents (migration 0006): durable, so an allow-list loaded from a
+      // manifest, or what APQ registered, survives restarts; the least used pruned past 10,000.
+      stores.persistedDocuments = new PostgresPersistedDocumentStore({ db: pool, schema })
       // Expiry by a sweep: records past their retention (idempotency records 24 hours, OAuth
       // codes, tokens and revocation marks their own) are deleted every minute.
       const sweep = setInterval(() => {
@@ -281,7 +285,7 @@ export async function openStores(
       sweep.unref()
       closers.push(async () => clearInterval(sweep))
       parts.push(
-        'orders, idempotency records, OAuth state, webhook endpoints and deliveries in PostgreSQL',
+        'orders, idempotency records, OAuth state, webhook endpoints and deliveries, persisted GraphQL documents in PostgreSQL',
       )
     }
     if (env.REDIS_URL) {

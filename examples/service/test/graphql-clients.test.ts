@@ -91,6 +91,60 @@ describe('orderChanged, fed by writes from either interface', () => {
   })
 })
 
+describe('orderChanged(id:)', () => {
+  test('follows one order: the changes of others are not sent', async () => {
+    const watched = await restCreate('Ada Lovelace')
+    let version = watched.version
+    // Each call writes the watched order (PATCH with the ETag it is at), so priming works here
+    // too: the subscription is live once one of these arrives.
+    const touch = async () => {
+      const response = await fetch(`${service.base}/v1/orders/${watched.id}`, {
+        method: 'PATCH',
+        headers: {
+          authorization: bearer(),
+          'content-type': 'application/json',
+          'if-match': `"${version}"`,
+        },
+        body: JSON.stringify({ note: `touch ${version}` }),
+      })
+      expect(response.status).toBe(200)
+      version += 1
+    }
+    const client = wsClient({ authorization: bearer() })
+    try {
+      const changes = client.iterate({
+        query: 'subscription ($id: ID) { orderChanged(id: $id) { id status customer version } }',
+        variables: { id: watched.id },
+      }) as Changes
+      let arrived = false
+      const first = changes.next().then((result) => {
+        arrived = true
+        return result
+      })
+      while (!arrived) {
+        await touch()
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      const arrival = (await first).value?.data?.orderChanged
+      expect(arrival?.id).toBe(watched.id)
+      // Drain what priming left, then: another order's change, then the watched one's.
+      const last = version
+      let seen = arrival?.version ?? last
+      while (seen < last) {
+        const { value } = await changes.next()
+        seen = value?.data?.orderChanged.version ?? last
+      }
+      await restCreate('Grace Hopper')
+      await touch()
+      const next = await changes.next()
+      expect(next.value?.data?.orderChanged).toMatchObject({ id: watched.id, version: last + 1 })
+      await changes.return?.()
+    } finally {
+      await client.dispose()
+    }
+  })
+})
+
 describe('authentication and scopes of subscriptions', () => {
   test('a WebSocket without a valid token in connection_init is closed with 4403 Forbidden', async () => {
     for (const params of [{}, { authorization: 'Bearer not-a-token' }]) {
@@ -168,20 +222,20 @@ describe('persisted queries with Apollo Client', () => {
     })
     // Hash only, refused as unknown; then the hash with the query, stored once it validated.
     expect(sent).toHaveLength(2)
-    const [hashOnly, withQuery] = sent.map((request) => request.body ?? {})
+    const [hashOnly = {}, withQuery = {}] = sent.map((request) => request.body ?? {})
     const { sha256Hash: hash } = (
-      hashOnly?.['extensions'] as { persistedQuery: { sha256Hash: string } }
+      hashOnly['extensions'] as { persistedQuery: { sha256Hash: string } }
     ).persistedQuery
     expect(hashOnly).not.toHaveProperty('query')
     // (Apollo Client 4 also sends `extensions.clientLibrary`, its name and version.)
-    expect(hashOnly?.['extensions']).toMatchObject({
+    expect(hashOnly['extensions']).toMatchObject({
       persistedQuery: { version: 1, sha256Hash: hash },
     })
     expect(answers[0]?.errors?.map((error) => error.extensions?.['code'])).toEqual([
       'PERSISTED_QUERY_NOT_FOUND',
     ])
-    expect(sha256(withQuery?.['query'] as string)).toBe(hash)
-    expect(withQuery?.['extensions']).toEqual(hashOnly?.['extensions'])
+    expect(sha256(withQuery['query'] as string)).toBe(hash)
+    expect(withQuery['extensions']).toEqual(hashOnly['extensions'])
     // A fresh client (another page load): the hash alone is enough now.
     const second = await apollo().query({ query, variables: { id: order.id } })
     expect(second.data).toEqual(first.data)
@@ -202,5 +256,55 @@ describe('persisted queries with Apollo Client', () => {
     const body = (await response.json()) as ExecutionResult
     expect(body.errors?.[0]?.message).toBe('PersistedQueryNotFound')
     expect(body.errors?.[0]?.extensions?.['code']).toBe('PERSISTED_QUERY_NOT_FOUND')
+  })
+})
+
+describe('the WebSocket draws on the same budget', () => {
+  let small: ServiceProcess | undefined
+  afterAll(() => small?.stop())
+
+  test('operations over the WebSocket are charged their cost to the principal HTTP charges; mutations are HTTP only', async () => {
+    small = await startService({ RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_PER_HOUR: '4' })
+    // The token request is charged to the address, not to the client it is for.
+    const token = await clientCredentialsToken(fetch, small.base, 'read:orders write:orders')
+    const client = kitWsClient(small.base, { authorization: `Bearer ${token}` })
+    try {
+      const query = (text: string) => client.iterate({ query: text }).next()
+      // Two operations of cost 1 each over the WebSocket, one over HTTP: 3 of 4.
+      for (let index = 0; index < 2; index += 1) {
+        const result = await query('{ orders(first: 1) { pageInfo { hasNextPage } } }')
+        expect(result.value?.errors).toBeUndefined()
+      }
+      const http = await fetch(`${small.base}/graphql`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ viewer { clientId } }' }),
+      })
+      expect(http.headers.get('ratelimit-remaining')).toBe('1')
+      await http.arrayBuffer()
+      // A mutation over the WebSocket is refused (no Idempotency-Key there), and not charged.
+      await expect(
+        query(
+          'mutation { createOrder(input: { customer: "A", items: [{ sku: "X", quantity: 1 }] }) { id } }',
+        ),
+      ).rejects.toSatisfy((errors: { extensions?: { code?: string } }[]) =>
+        errors.some((error) => error.extensions?.code === 'METHOD_NOT_ALLOWED'),
+      )
+      // Two pages: cost 2, over the 1 left: RATE_LIMITED, nothing runs.
+      await expect(
+        query('{ a: orders { pageInfo { hasNextPage } } b: orders { pageInfo { hasNextPage } } }'),
+      ).rejects.toSatisfy((errors: { extensions?: { code?: string } }[]) =>
+        errors.some((error) => error.extensions?.code === 'RATE_LIMITED'),
+      )
+      expect((await query('{ viewer { clientId } }')).value?.data).toEqual({
+        viewer: { clientId: 'demo-backend' },
+      })
+      const refused = await fetch(`${small.base}/v1/orders`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+      expect(refused.status).toBe(429)
+    } finally {
+      await client.dispose()
+    }
   })
 })

@@ -333,6 +333,8 @@ describe('GraphQL over HTTP', () => {
       )
     const query = await get('{ viewer { clientId } }')
     expect(query.status).toBe(200)
+    // Per-user data, as every order response (docs/spec.md §4.3 rule 9).
+    expect(query.headers.get('cache-control')).toBe('private, no-store')
     expect(await query.json()).toMatchObject({ data: { viewer: { clientId: 'demo-backend' } } })
     const mutation = await get(
       'mutation { createOrder(input: { customer: "A", items: [{ sku: "X", quantity: 1 }] }) { id } }',

@@ -135,6 +135,64 @@ describe('5xx and store failures', () => {
     })
   })
 
+  test('a GraphQL resolver that fails: masked to the client as INTERNAL_SERVER_ERROR, logged at error with the request id', async () => {
+    class BrokenStore extends MemoryOrderStore {
+      override async get(): Promise<never> {
+        throw new Error('the disk is full')
+      }
+    }
+    const { lines, service } = logged({ orderStore: new BrokenStore() }, 'debug')
+    const response = await service(
+      new Request('http://service.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ viewer { clientId } order(id: "ord_1") { id } }' }),
+      }),
+    )
+    // A partial result: the viewer, and the order's error without what failed.
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as {
+      data: unknown
+      errors: { message: string; path: string[]; extensions: { code: string } }[]
+    }
+    expect(body.data).toEqual({ viewer: { clientId: 'demo-backend' }, order: null })
+    expect(body.errors).toMatchObject([
+      { path: ['order'], extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+    ])
+    expect(JSON.stringify(body)).not.toContain('disk')
+    const reqId = response.headers.get('x-request-id')
+    const failure = lines.find((line) => line.level === ERROR)
+    expect(failure).toMatchObject({ msg: 'request failed', reqId })
+    expect(failure?.err?.stack).toContain('Error: the disk is full')
+    expect(lines.find((line) => line.msg === 'graphql operation')).toMatchObject({
+      level: 20,
+      reqId,
+      graphql: { transport: 'http', operation: 'query', cost: 1 },
+    })
+  })
+
+  test('a GraphQL refusal answered 200 is logged at info with its code', async () => {
+    const { lines, service } = logged()
+    const response = await service(
+      new Request('http://service.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ ${'a: __typename '.repeat(31)}}` }),
+      }),
+    )
+    // application/json (no Accept): a GraphQL result, HTTP 200, which the request log keeps at debug.
+    expect(response.status).toBe(200)
+    await response.arrayBuffer()
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: INFO,
+        msg: 'graphql rejected',
+        reqId: response.headers.get('x-request-id'),
+        graphql: { transport: 'http', code: 'ALIAS_LIMIT_EXCEEDED' },
+      }),
+    ])
+  })
+
   test('a rate-limit store that fails: the request passes (fail-open), the failure is logged at error with the request id', async () => {
     let now = 0
     const { lines, service } = logged({

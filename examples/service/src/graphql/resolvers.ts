@@ -37,6 +37,29 @@ export type FieldResolvers = Record<
   Record<string, Resolver | { subscribe: Resolver; resolve: Resolver }>
 >
 
+/**
+ * The changes `keep` accepts. Not an async generator: one waiting for the next change would
+ * queue a `return()` until a change arrives, keeping the subscription (and its buffer) alive
+ * after the client left; here `return()` goes straight to the pub/sub's iterator, which ends
+ * the pending `next()`.
+ */
+function only(
+  changes: AsyncIterableIterator<unknown>,
+  keep: (order: Order) => boolean,
+): AsyncIterableIterator<unknown> {
+  const filtered: AsyncIterableIterator<unknown> = {
+    async next() {
+      for (;;) {
+        const result = await changes.next()
+        if (result.done || keep(result.value as Order)) return result
+      }
+    },
+    return: async () => (await changes.return?.()) ?? { done: true, value: undefined },
+    [Symbol.asyncIterator]: () => filtered,
+  }
+  return filtered
+}
+
 const STATUSES = { OPEN: 'open', CANCELLING: 'cancelling', CANCELLED: 'cancelled' } as const
 
 /** The resolvers by type and field. */
@@ -76,7 +99,11 @@ export function orderResolvers(options: OrderResolverOptions): FieldResolvers {
     Subscription: {
       orderChanged: {
         // Ended by graphql-js (return()) when the client completes or goes away.
-        subscribe: () => pubsub.subscribe(ORDER_CHANGED_TOPIC),
+        subscribe: async (_source, args: Record<string, unknown>) => {
+          const changes = await pubsub.subscribe(ORDER_CHANGED_TOPIC)
+          const id = args['id']
+          return typeof id === 'string' ? only(changes, (order) => order.id === id) : changes
+        },
         resolve: (order) => order,
       },
     },

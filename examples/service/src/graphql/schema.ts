@@ -110,9 +110,10 @@ type Mutation {
 
 type Subscription {
   """
-  Every change of any order, from either interface (REST or GraphQL), once its write has
-  committed: created, updated, cancelling, cancelled, deleted (the order as it was last).
+  Every change of an order (of any order, or of the order \`id\`), from either interface (REST or
+  GraphQL), once its write has committed: created, updated, cancelling, cancelled, deleted (the
+  order as it was last).
   """
-  orderChanged: Order! @requiresScopes(scopes: ["read:orders"]) @cost(weight: "1")
+  orderChanged(id: ID): Order! @requiresScopes(scopes: ["read:orders"]) @cost(weight: "1")
 }
 `
