@@ -17,6 +17,13 @@ const workspaces = ['packages', 'examples'].flatMap((folder) =>
 // it would only be noise in every run; this is the switch vitest itself reads for it.
 process.env['VITEST_DISABLE_EXPERIMENTAL_LOG'] ??= 'true'
 
+// packages/graphql: graphql-js must be ONE instance (it checks `instanceof` across modules).
+// Vite resolves our sources' `graphql` to its ESM build, while Node would load the CommonJS one
+// for these externalised dependencies ("Cannot use GraphQLSchema from another module or
+// realm"), so they are inlined: Vite resolves their `graphql` exactly as it resolves ours.
+const graphqlDependents = ['graphql-http', 'graphql-sse', 'graphql-ws', 'graphql-query-complexity']
+const graphqlServer = { deps: { inline: graphqlDependents } }
+
 export default defineConfig({
   resolve: { conditions: ['@api-blocks/source'] },
   ssr: { resolve: { conditions: ['@api-blocks/source'] } },
@@ -42,8 +49,23 @@ export default defineConfig({
           // under a loaded CI machine they outgrow vitest's 5 s default though nothing hangs.
           ...(dir.startsWith('examples/') ? { testTimeout: 20_000 } : {}),
           typecheck: { enabled: true, include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'] },
+          ...(dir === 'packages/graphql' ? { server: graphqlServer } : {}),
         },
       })),
+      // The same tests of packages/graphql on graphql-js 17 (the peer range is ^16.6 || ^17):
+      // every `graphql` and `graphql/…` import, ours and our dependencies', resolves to the
+      // `graphql17` alias (npm:graphql@17). test/graphql-version.test.ts checks which one ran.
+      {
+        extends: true,
+        resolve: { alias: [{ find: /^graphql(\/.*)?$/, replacement: 'graphql17$1' }] },
+        test: {
+          name: 'graphql-v17',
+          root: 'packages/graphql',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          server: graphqlServer,
+          env: { GRAPHQL_MAJOR: '17' },
+        },
+      },
     ],
   },
 })

@@ -6,6 +6,7 @@
  */
 import type { DocumentNode, GraphQLError, OperationDefinitionNode } from 'graphql'
 import type { ComplexityEstimator } from 'graphql-query-complexity'
+import type { ListSizeExtension } from './directives.ts'
 
 /**
  * The limits the guard pass enforces; each has a default chosen so that real applications and
@@ -37,6 +38,8 @@ export interface GuardLimits {
  * `extensions.cost` replaces that; a list multiplies its children by its size, taken from its
  * slicing arguments (`@listSize(slicingArguments:)`, or `first`/`last` on a Relay connection)
  * with the coerced variable values, else `@listSize(assumedSize:)`, else `defaultListSize`.
+ * Code-first schemas put the same settings in `extensions.cost` and `extensions.listSize`
+ * ({@link ListSizeExtension}). cost.ts says where the model differs from graphql-query-complexity.
  *
  * @example
  * ```ts
