@@ -4,4 +4,12 @@
  *
  * @module
  */
-export {}
+export type { BearerAuthenticationOptions } from './bearer.ts'
+export { bearerAuthentication } from './bearer.ts'
+export type {
+  GraphQLWebSocketEvent,
+  GraphQLWebSocketOptions,
+  GraphQLWebSocketServer,
+  WebSocketConnection,
+} from './options.ts'
+export { attachGraphQLWebSocket } from './server.ts'
