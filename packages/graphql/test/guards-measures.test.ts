@@ -30,6 +30,11 @@ describe('parseDocument', () => {
     expect(parseDocument('{ a b }', { maxTokens: 4 })).not.toBeInstanceOf(GraphQLError)
   })
 
+  test('a source that is not a string is GRAPHQL_PARSE_FAILED, not a TypeError', () => {
+    const error = parseDocument(42 as unknown as string) as GraphQLError
+    expect(error.extensions['code']).toBe('GRAPHQL_PARSE_FAILED')
+  })
+
   test('the default token limit is 10,000', () => {
     const fields = Array.from({ length: 9_997 }, () => 'a').join(' ')
     expect(parseDocument(`{ ${fields} }`)).not.toBeInstanceOf(GraphQLError)

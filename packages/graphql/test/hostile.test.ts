@@ -139,6 +139,21 @@ describe('hostile documents are refused with a code, none throws', () => {
     expect(result.errors.map((e) => e.extensions['code'])).toEqual(['COST_LIMIT_EXCEEDED'])
   })
 
+  test('introspection amplification (nested fields { type { fields … } }) costs 0 here: graphql-js validation refuses it', () => {
+    // Introspection costs 0 (answered from memory), but nested lists of it multiply the answer;
+    // graphql-js >= 16.9 bounds that with MaxIntrospectionDepthRule in specifiedRules.
+    const source =
+      '{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }'
+    const document = parseDocument(source) as DocumentNode
+    const operation = document.definitions[0] as OperationDefinitionNode
+    const analysis = analyzeDocument(schema, document)
+    expect(analysis.operation(operation).errors).toEqual([])
+    expect(analysis.cost(operation, {}).cost).toBe(0)
+    expect(validate(schema, document, specifiedRules).map((e) => e.message)).toEqual([
+      'Maximum introspection depth exceeded',
+    ])
+  })
+
   test('fragment cycles: the guards terminate with finite counts, validation reports the cycle', () => {
     const source = `{ ...A } fragment A on Query { answer ...B ...B } fragment B on Query { tags ...A ...C } fragment C on Query { ...B ...A ...C }`
     const document = parseDocument(source) as DocumentNode

@@ -345,6 +345,24 @@ describe('GraphQL over HTTP', () => {
     })
   })
 
+  test('observers that throw break nothing', async () => {
+    const reported: unknown[] = []
+    const throwing = make({
+      onEvent: () => {
+        throw new Error('metrics down')
+      },
+      onError: (error) => {
+        reported.push(error)
+        throw new Error('logger down')
+      },
+    })
+    const { status, body } = await answer(await throwing(post({ query: '{ hello boom }' })))
+    expect(status).toBe(200)
+    expect(body.data).toEqual({ hello: 'hello world', boom: null })
+    expect(reported.map(String)).toContain('Error: metrics down')
+    expect((await throwing(post('[]'))).status).toBe(400)
+  })
+
   test('onEvent tells each refusal by code and each operation with its cost', async () => {
     const events: GraphQLHandlerEvent[] = []
     const observed = make({ onEvent: (event) => events.push(event) })

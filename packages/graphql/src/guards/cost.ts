@@ -13,10 +13,19 @@
  *   on interface fields), and only the type conditions that apply to that type counted (GraphQL
  *   spec §6.3.2 DoesFragmentTypeApply). gqc looks fields up on the abstract type and adds a
  *   fragment on an abstract type (or an inline fragment without a type condition there) as one
- *   number, its maximum over all of that type's possible types, to each of them: `{ u { ... on A { a } ...F } } fragment F on Node { ... on B { b } }`
- *   is 3 for gqc (A's branch gets B's `b`), 2 for us; and a fragment on an interface overlapping a
+ *   number, its maximum over all of that type's possible types, to each of them:
+ *   `{ u { ... on A { a } ...F } } fragment F on Node { ... on B { b } }` is 3 for gqc (A's
+ *   branch gets B's `b`), 2 for us; and a fragment on an interface overlapping a
  *   union counts implementations that can never occur there. Where no fragment narrows at its own
  *   level, the two agree (test/differential.test.ts checks it on generated documents).
+ * - size (IBM `@listSize`): a list field, or a field with `@listSize` (or `extensions.listSize`,
+ *   or a Relay connection: a `…Connection` type with `first`/`last`), multiplies its children by
+ *   the largest slicing argument sent or defaulted in the schema (coerced variables included),
+ *   else `assumedSize`, else `defaultListSize`; with `sizedFields` only those children are
+ *   multiplied, and a sized child that is a list is not multiplied again. None, or several sent,
+ *   with `requireOneSlicingArgument` is `SLICING_ARGUMENT_REQUIRED`; a value over `maxPageSize`
+ *   is `PAGE_SIZE_EXCEEDED` (each once per field). A list of scalars costs its weight once. gqc
+ *   has no lists: it multiplies only where an estimator does (as test/differential.test.ts's do).
  * - duplicate fields count every time (no field merging), as gqc: an upper bound.
  * - `@skip`/`@include` (GraphQL spec §3.13) are honoured with the variables, as gqc.
  * - fragments are costed once per concrete type and memoised, so fragment doubling is linear; gqc
@@ -24,7 +33,9 @@
  *   same, since 1.1.1); validation rejects it anyway.
  * - introspection meta fields (`__schema`, `__type`, `__typename`) and the fields of `__*` types
  *   cost 0 and are not given to estimators: they are answered from the schema in memory. gqc
- *   costs them like other fields.
+ *   costs them like other fields. Nested introspection lists (`fields { type { fields … } } }`)
+ *   multiply the answer: graphql-js >= 16.9 refuses them in validation (MaxIntrospectionDepthRule,
+ *   part of `specifiedRules`); depth and nodes bound them here.
  * - only the operation asked for is costed; gqc without `operationName` sums every operation.
  * - estimators (gqc's interface) are asked first, in order, for every other field, with
  *   `childComplexity` our children's cost (unmultiplied) and `type` the concrete parent type.

@@ -118,8 +118,20 @@ function errorResponse(
 export function createGraphQLHandler(
   options: GraphQLHandlerOptions,
 ): (request: Request) => Promise<Response> {
-  const { schema, rootValue, rateLimit, onEvent } = options
-  const report = (error: unknown): void => options.onError?.(error)
+  const { schema, rootValue, rateLimit } = options
+  // Observers must not break requests: what they throw is dropped (onError) or reported (onEvent).
+  const report = (error: unknown): void => {
+    try {
+      options.onError?.(error)
+    } catch {}
+  }
+  const onEvent = (event: GraphQLHandlerEvent): void => {
+    try {
+      options.onEvent?.(event)
+    } catch (error) {
+      report(error)
+    }
+  }
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
     throw new RangeError('maxBodyBytes must be a non-negative safe integer')
@@ -143,7 +155,7 @@ export function createGraphQLHandler(
     async parseRequestParams(req) {
       const params = await readOperationRequest(req.raw, limitOf(req.raw))
       if ('status' in params) {
-        onEvent?.({
+        onEvent({
           type: 'rejected',
           code: String(params.error.extensions['code']),
           request: req.raw,
