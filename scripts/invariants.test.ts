@@ -317,6 +317,8 @@ describe('the import graph', () => {
     return found
   }
 
+  // These two parse every source file of the packages (seconds under a loaded CI machine, and
+  // more with each file added): above vitest's 5 s default, without anything hanging.
   test('blocks read shared request state from core, never through another block', () => {
     const through: string[] = []
     for (const file of packageFiles.filter((path) => !path.startsWith(CORE))) {
@@ -329,7 +331,7 @@ describe('the import graph', () => {
       }
     }
     expect(through).toEqual([])
-  })
+  }, 30_000)
 
   test('a package that imports @api-blocks/core depends on it', () => {
     const missing = new Set<string>()
@@ -352,7 +354,7 @@ describe('the import graph', () => {
       }
     }
     expect([...missing]).toEqual([])
-  })
+  }, 30_000)
 })
 
 describe('published packages', () => {

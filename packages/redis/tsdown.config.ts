@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsdown'
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // `graphql`: the GraphQL stores, a subpath so that users of the other stores need no graphql.
+  entry: ['src/index.ts', 'src/graphql.ts'],
   format: 'esm',
   platform: 'node',
   // `.js` and `.d.ts`, as package.json's exports name them (the package is `"type": "module"`);

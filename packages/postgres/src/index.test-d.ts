@@ -6,6 +6,7 @@ import type { DedupStore, DeliveryQueue, EndpointStore } from '@api-blocks/webho
 import type { PGlite } from '@electric-sql/pglite'
 import type pg from 'pg'
 import { describe, expectTypeOf, test } from 'vitest'
+import { PostgresPersistedDocumentStore } from './graphql.ts'
 import type { PostgresStoreErrorCode, Queryable } from './index.ts'
 import {
   migrate,
@@ -14,7 +15,6 @@ import {
   type PostgresEndpointStore,
   PostgresIdempotencyStore,
   PostgresOAuthStore,
-  PostgresPersistedDocumentStore,
   PostgresStoreError,
 } from './index.ts'
 

@@ -1,7 +1,7 @@
 /**
  * PostgreSQL implementations of the api-blocks store interfaces (idempotency, the OAuth
- * authorisation server's, the webhooks' endpoint store, delivery queue and dedup store, and
- * GraphQL's persisted documents), on any connection with `query(text, params)`: `pg.Pool`,
+ * authorisation server's, the webhooks' endpoint store, delivery queue and dedup store; GraphQL's
+ * persisted documents on the `@api-blocks/postgres/graphql` subpath), on any connection with `query(text, params)`: `pg.Pool`,
  * `pg.Client` or PGlite (in-process, no server). The schema ships as data (`migrations`) with
  * `migrate()`, safe to run from several instances at once.
  *
@@ -26,8 +26,6 @@ export type { Migration, MigrationResult, PostgresTableOptions } from './migrati
 export { migrate, migrations, postgresMigrations } from './migrations.ts'
 export type { PostgresOAuthStoreOptions } from './oauth-store.ts'
 export { PostgresOAuthStore } from './oauth-store.ts'
-export type { PostgresPersistedDocumentStoreOptions } from './persisted-document-store.ts'
-export { PostgresPersistedDocumentStore } from './persisted-document-store.ts'
 export type { Queryable } from './queryable.ts'
 export type { PostgresDedupStoreOptions } from './webhook-dedup-store.ts'
 export { PostgresDedupStore } from './webhook-dedup-store.ts'

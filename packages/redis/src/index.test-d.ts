@@ -12,12 +12,12 @@ import type {
   TypeMapping,
 } from 'redis'
 import { describe, expectTypeOf, test } from 'vitest'
+import type { RedisPersistedDocumentStoreOptions, RedisPubSubClient } from './graphql.ts'
+import { type RedisPersistedDocumentStore, RedisPubSub } from './graphql.ts'
 import type {
   RedisDedupStoreOptions,
   RedisIdempotencyStoreOptions,
   RedisOAuthStoreOptions,
-  RedisPersistedDocumentStoreOptions,
-  RedisPubSubClient,
   RedisScriptClient,
   RedisStoreErrorCode,
 } from './index.ts'
@@ -25,8 +25,6 @@ import {
   RedisDedupStore,
   RedisIdempotencyStore,
   RedisOAuthStore,
-  type RedisPersistedDocumentStore,
-  RedisPubSub,
   RedisStoreError,
 } from './index.ts'
 

@@ -1,8 +1,8 @@
 /**
  * Redis implementations of the api-blocks store interfaces, on a client you create and connect
  * (node-redis): `RedisIdempotencyStore`, `RedisRateLimitStore`, `RedisOAuthStore`,
- * `RedisDedupStore` (the webhook receiver's), and for GraphQL `RedisPersistedDocumentStore`
- * and `RedisPubSub` (subscriptions across instances). Each store operation is one Lua script
+ * `RedisDedupStore` (the webhook receiver's). The GraphQL stores (`RedisPersistedDocumentStore`,
+ * `RedisPubSub`) are on the `@api-blocks/redis/graphql` subpath. Each store operation is one Lua script
  * run by `EVALSHA`: one round trip, atomic. Each passes its package's conformance suite against
  * a real server.
  *
@@ -28,16 +28,6 @@ export type { RedisIdempotencyStoreOptions } from './idempotency-store.ts'
 export { RedisIdempotencyStore } from './idempotency-store.ts'
 export type { RedisOAuthStoreOptions } from './oauth-store.ts'
 export { RedisOAuthStore } from './oauth-store.ts'
-export type { RedisPersistedDocumentStoreOptions } from './persisted-document-store.ts'
-export { RedisPersistedDocumentStore } from './persisted-document-store.ts'
-export type {
-  RedisMessageListener,
-  RedisPubSubClient,
-  RedisPubSubEvent,
-  RedisPubSubOptions,
-  RedisSubscriberClient,
-} from './pubsub.ts'
-export { RedisPubSub } from './pubsub.ts'
 export type { RedisRateLimitStoreOptions } from './rate-limit-store.ts'
 export { RedisRateLimitStore } from './rate-limit-store.ts'
 export type { ReconnectBackoffOptions } from './reconnect.ts'
