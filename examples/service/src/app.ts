@@ -227,6 +227,7 @@ export function createService(options: ServiceOptions = {}): Service {
           name: 'api-blocks reference service',
           links: {
             orders: '/v1/orders',
+            graphql: GRAPHQL_PATH,
             webhook_endpoints: '/v1/webhook_endpoints',
             openapi: '/openapi.json',
             openid_configuration: '/.well-known/openid-configuration',
@@ -409,7 +410,13 @@ export function createService(options: ServiceOptions = {}): Service {
         }
       : {}),
   })
-  const graphql = compose(perUser, protect, keyed, errorBoundary())(graphqlHandler)
+  // An event stream (a subscription over SSE) is no answer to keep and replay: the
+  // idempotency layer would hold its key for as long as the stream stays open.
+  const keyedUnlessStream: Middleware = (request, next) =>
+    /(^|,)\s*text\/event-stream/i.test(request.headers.get('accept') ?? '')
+      ? next(request)
+      : keyed(request, next)
+  const graphql = compose(perUser, protect, keyedUnlessStream, errorBoundary())(graphqlHandler)
 
   const front: Handler = (request) => {
     const path = new URL(request.url).pathname
