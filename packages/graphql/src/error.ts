@@ -44,6 +44,11 @@ export type GraphQLErrorCode =
   | 'DIRECTIVE_LIMIT_EXCEEDED'
   /** More field selections, fragments expanded, than `maxNodes` (`limit`, `actual`). */
   | 'NODE_LIMIT_EXCEEDED'
+  /**
+   * More selections sharing one response name in one selection set (fragments merged in) than
+   * `maxFieldRepeats` (`limit`, `actual`, `field`: the response name).
+   */
+  | 'FIELD_REPEAT_LIMIT_EXCEEDED'
   /** The requested cost is over `maxCost` (`limit`, `actual`). */
   | 'COST_LIMIT_EXCEEDED'
   /** A list field that requires a slicing argument (`first`/`last`) has none, or more than one (`field`, `arguments`). */

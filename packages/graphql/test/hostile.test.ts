@@ -55,8 +55,9 @@ const variables = (n: number) =>
 
 describe('hostile documents are refused with a code, none throws', () => {
   test.each([
-    ['fragment doubling to 2^30 nodes', 'NODE_LIMIT_EXCEEDED', doubling(30), {}, 2 ** 30],
-    ['fragment doubling to 2^100 nodes', 'NODE_LIMIT_EXCEEDED', doubling(100), {}, 2 ** 100],
+    // Every expanded `answer` shares one response name: the repeats are as astronomic.
+    ['fragment doubling to 2^30 nodes', ['NODE_LIMIT_EXCEEDED', 'FIELD_REPEAT_LIMIT_EXCEEDED'], doubling(30), {}, 2 ** 30],
+    ['fragment doubling to 2^100 nodes', ['NODE_LIMIT_EXCEEDED', 'FIELD_REPEAT_LIMIT_EXCEEDED'], doubling(100), {}, 2 ** 100],
     ['10,000 aliases (token limit first)', 'TOKEN_LIMIT_EXCEEDED', aliases(10_000), {}, undefined],
     [
       '10,000 __typename aliases (tokens allowed)',
@@ -84,6 +85,43 @@ describe('hostile documents are refused with a code, none throws', () => {
       1_000,
     ],
     ['a page of 10,000', 'PAGE_SIZE_EXCEEDED', '{ items(first: 10000) { id } }', {}, 10_000],
+    // graphql-js OverlappingFieldsCanBeMerged is quadratic in selections sharing a response name.
+    [
+      '1,200 × order { id } in one set',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{${' order { id }'.repeat(1_200)} }`,
+      {},
+      1_200,
+    ],
+    [
+      '1,600 × echo with different arguments',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{${Array.from({ length: 1_600 }, (_, i) => ` order(id: ${i})`).join('')} }`,
+      {},
+      1_600,
+    ],
+    [
+      'a fragment of 1,200 × order { id } spread twice',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{ ...F ...F }\nfragment F on Query {${' order(id: 1) { id }'.repeat(1_200)} }`,
+      big,
+      2_400,
+    ],
+    [
+      '60 × order { customer { name } } nested in 2 × 60 inline fragments',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{ ... on Query {${' order(id: 1) { customer { name } }'.repeat(60)} } ... {${' order(id: 1) { customer { name } }'.repeat(60)} } }`,
+      {},
+      120,
+    ],
+    ['a negative page', 'BAD_USER_INPUT', '{ items(first: -1) { id } }', {}, -1],
+    [
+      'a child page of 10,000 inside a connection',
+      'PAGE_SIZE_EXCEEDED',
+      '{ orders(first: 1) { edges { node { id } } nodes { items(first: 10000) { id } } } }',
+      {},
+      10_000,
+    ],
     [
       'nested lists at the page cap',
       'COST_LIMIT_EXCEEDED',
@@ -93,7 +131,7 @@ describe('hostile documents are refused with a code, none throws', () => {
     ],
   ] as const)('%s → %s', (_, code, source, options, actual) => {
     const result = refusal(source, options)
-    expect(result.codes).toEqual([code])
+    expect(result.codes).toEqual([code].flat())
     if (actual !== undefined) expect(result.actual).toBe(actual)
   })
 
@@ -123,7 +161,7 @@ describe('hostile documents are refused with a code, none throws', () => {
   test('doubling past 2^1024 (over the default token limit) overflows to Infinity: still refused, a zero page never makes the cost NaN', () => {
     const source = doubling(1_100).replace('{ answer }', '{ heavy { name } }')
     expect(refusal(source, big)).toEqual({
-      codes: ['NODE_LIMIT_EXCEEDED'],
+      codes: ['NODE_LIMIT_EXCEEDED', 'FIELD_REPEAT_LIMIT_EXCEEDED'],
       actual: Number.POSITIVE_INFINITY,
     })
     const zeroPage = parseDocument(
@@ -203,7 +241,7 @@ describe('hostile documents are refused with a code, none throws', () => {
       source += `fragment F${i} on Query { answer ${i < 199 ? spreads : ''} }\n`
     }
     const result = refusal(source, big)
-    expect(result.codes).toEqual(['NODE_LIMIT_EXCEEDED'])
+    expect(result.codes).toEqual(['NODE_LIMIT_EXCEEDED', 'FIELD_REPEAT_LIMIT_EXCEEDED'])
     expect(result.actual).toBeGreaterThan(1e100)
   })
 })
