@@ -1,14 +1,9 @@
 // The reference service: every block composed in front of the /v1/orders resource, and the
 // same orders over GraphQL on /graphql.
-import { cacheControlPresets } from '@api-blocks/conditional'
 import type { Principal } from '@api-blocks/core'
-import { clientAddressOf, setClientAddress, storeGuard } from '@api-blocks/core'
-import type { PersistedDocumentStore, PreparerOptions, PubSub } from '@api-blocks/graphql'
-import {
-  createGraphQLHandler,
-  MemoryPersistedDocumentStore,
-  MemoryPubSub,
-} from '@api-blocks/graphql'
+import { clientAddressOf, setClientAddress } from '@api-blocks/core'
+import type { PreparerOptions, PubSub } from '@api-blocks/graphql'
+import { MemoryPubSub } from '@api-blocks/graphql'
 import type { Handler, Middleware } from '@api-blocks/http'
 import {
   compose,
@@ -26,18 +21,14 @@ import type { CursorKey } from '@api-blocks/pagination'
 import { createCursorCodec } from '@api-blocks/pagination'
 import { problems } from '@api-blocks/problem-details'
 import type { RateLimiter, RateLimitPolicy, RateLimitStore } from '@api-blocks/rate-limit'
-import {
-  createRateLimiter,
-  MemoryRateLimitStore,
-  rateLimit,
-  rateLimitKey,
-} from '@api-blocks/rate-limit'
+import { MemoryRateLimitStore, rateLimit, rateLimitKey } from '@api-blocks/rate-limit'
 import type { OAuthOptions } from './auth/server.ts'
 import { createOAuth, isOAuthPath } from './auth/server.ts'
 import { publishOrderChanges } from './graphql/changes.ts'
-import { GUARDS, orderSchema } from './graphql/index.ts'
+import type { ServiceGraphQLOptions } from './graphql/endpoint.ts'
+import { createGraphQLEndpoint, GRAPHQL_PATH, unlessEventStream } from './graphql/endpoint.ts'
 import type { Logger } from './log.ts'
-import { errorLog, graphqlLog, idempotencyLog, oauthLog, rateLimitLog, requestLog } from './log.ts'
+import { errorLog, idempotencyLog, oauthLog, rateLimitLog, requestLog } from './log.ts'
 import { openApiDocument } from './openapi.ts'
 import { orderCreator } from './orders/create.ts'
 import { orderRoutes } from './orders/routes.ts'
@@ -135,20 +126,6 @@ export interface ServiceOptions {
   logger?: Logger
 }
 
-/** How /graphql is set up; every member has a default. */
-interface ServiceGraphQLOptions {
-  /** Whether `__schema` and `__type` are answered (default true; main.ts: off in production). */
-  introspection?: boolean
-  /**
-   * Persisted documents: `apq` (default: Apollo's automatic persisted queries and `documentId`),
-   * `allow-list` (only the documents of the store run: load a manifest into it first), or
-   * `false` (none).
-   */
-  persistedQueries?: 'apq' | 'allow-list' | false
-  /** Where persisted documents live (default: in memory, 1000 documents). */
-  persistedDocuments?: PersistedDocumentStore
-}
-
 /**
  * The service: one Fetch handler for every HTTP request, and what a WebSocket server needs to
  * serve the same GraphQL operations (main.ts attaches one at /graphql).
@@ -227,6 +204,7 @@ export function createService(options: ServiceOptions = {}): Service {
           name: 'api-blocks reference service',
           links: {
             orders: '/v1/orders',
+            graphql: GRAPHQL_PATH,
             webhook_endpoints: '/v1/webhook_endpoints',
             openapi: '/openapi.json',
             openid_configuration: '/.well-known/openid-configuration',
@@ -368,48 +346,19 @@ export function createService(options: ServiceOptions = {}): Service {
   // the same Idempotency-Keys, and no flat charge: the handler charges each operation its
   // cost, with the limiter state and key of /v1, so both interfaces draw on one budget per
   // principal. The WebSocket server main.ts attaches runs the same operations.
-  const graphqlSettings = options.graphql ?? {}
-  const persisted = graphqlSettings.persistedQueries ?? 'apq'
-  const operations: PreparerOptions = {
-    schema: orderSchema({ store, create, cursors, page, pubsub }),
-    guards: GUARDS,
-    introspection: graphqlSettings.introspection ?? true,
-    persistedQueries:
-      persisted === false
-        ? false
-        : {
-            store: graphqlSettings.persistedDocuments ?? new MemoryPersistedDocumentStore(),
-            mode: persisted,
-          },
-  }
-  // As rateLimit() does for /v1: a store that hangs costs a request at most 200 ms, and none
-  // while the breaker knows it is down.
-  const limiterGuard = storeGuard({
-    timeoutMs: 200,
-    breaker: {},
-    ...(options.clock ? { clock: options.clock } : {}),
-  })
-  const limiter = createRateLimiter({
-    store: {
-      consume: (check) => limiterGuard.run(() => rateLimitStore.consume(check)),
-      reset: (key) => limiterGuard.run(() => rateLimitStore.reset(key)),
-    },
+  const endpoint = createGraphQLEndpoint({
+    store,
+    create,
+    cursors,
+    page,
+    pubsub,
+    settings: options.graphql ?? {},
+    rateLimitStore,
     policies: options.rateLimits ?? DEFAULT_RATE_LIMITS,
-    ...(options.clock ? { clock: options.clock } : {}),
+    clock: options.clock,
+    logger,
   })
-  const graphqlHandler = createGraphQLHandler({
-    ...operations,
-    rateLimit: { limiter, key: (request) => rateLimitKey(request) },
-    // A resolver's error, masked to the client as INTERNAL_SERVER_ERROR (the request id of the
-    // line comes from the request log's context).
-    ...(logger
-      ? {
-          onError: (error: unknown) => errorLog(logger)(error, undefined),
-          onEvent: graphqlLog(logger, 'http'),
-        }
-      : {}),
-  })
-  const graphql = compose(perUser, protect, keyed, errorBoundary())(graphqlHandler)
+  const graphql = compose(protect, unlessEventStream(keyed), errorBoundary())(endpoint.handler)
 
   const front: Handler = (request) => {
     const path = new URL(request.url).pathname
@@ -437,31 +386,13 @@ export function createService(options: ServiceOptions = {}): Service {
     recordAddress,
   )(front)
   return Object.assign(handler, {
-    graphql: { operations, limiter, authenticate: oauth.authenticate },
+    graphql: {
+      operations: endpoint.operations,
+      limiter: endpoint.limiter,
+      authenticate: oauth.authenticate,
+    },
   })
 }
-
-/**
- * docs/spec.md §4.3 rule 9: orders are per-user data, so every answer of /graphql that sets no
- * Cache-Control of its own (APQ's PersistedQueryNotFound does) is `private, no-store`, as the
- * order routes answer; GET queries would otherwise be cacheable by shared caches.
- */
-const perUser: Middleware = async (request, next) => {
-  const response = await next(request)
-  if (response.headers.has('cache-control')) return response
-  try {
-    response.headers.set('cache-control', cacheControlPresets.perUser)
-    return response
-  } catch {
-    // Immutable headers (a Response of fetch): a copy carries it.
-    const copy = new Response(response.body, response)
-    copy.headers.set('cache-control', cacheControlPresets.perUser)
-    return copy
-  }
-}
-
-/** Where GraphQL is served: POST, GET and server-sent events here, WebSocket by main.ts. */
-export const GRAPHQL_PATH = '/graphql'
 
 /** Whether `path` is the webhook endpoints resource or below it. */
 function isWebhookPath(path: string): boolean {

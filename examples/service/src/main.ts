@@ -10,7 +10,7 @@ import { attachGraphQLWebSocket } from '@api-blocks/graphql/ws'
 import type { ServeOptions } from '@api-blocks/node'
 import { serve } from '@api-blocks/node'
 import type { Service } from './app.ts'
-import { createService, GRAPHQL_PATH } from './app.ts'
+import { createService } from './app.ts'
 import type { Accounts } from './auth/accounts.ts'
 import { loadAccounts } from './auth/accounts.ts'
 import type { ConfiguredSigningKey, GraphQLSettings, WebhookSettings } from './config.ts'
@@ -24,6 +24,7 @@ import {
   parseTokenKey,
   parseWebhookSettings,
 } from './config.ts'
+import { GRAPHQL_PATH } from './graphql/endpoint.ts'
 import { createLogger, errorLog, graphqlLog, isLogLevel, LOG_LEVELS, webhookLog } from './log.ts'
 import { openStores } from './stores.ts'
 import type { ServiceWebhooks } from './webhooks/setup.ts'

@@ -10,17 +10,16 @@ import {
   PostgresEndpointStore,
   PostgresIdempotencyStore,
   PostgresOAuthStore,
-  PostgresPersistedDocumentStore,
 } from '@api-blocks/postgres'
+import { PostgresPersistedDocumentStore } from '@api-blocks/postgres/graphql'
 import type { RateLimitStore } from '@api-blocks/rate-limit'
 import {
   RedisIdempotencyStore,
   RedisOAuthStore,
-  RedisPersistedDocumentStore,
-  RedisPubSub,
   RedisRateLimitStore,
   reconnectBackoff,
 } from '@api-blocks/redis'
+import { RedisPersistedDocumentStore, RedisPubSub } from '@api-blocks/redis/graphql'
 import type { DeliveryQueue, EndpointStore } from '@api-blocks/webhooks'
 import { createWebhookPublisher } from '@api-blocks/webhooks'
 import pg from 'pg'

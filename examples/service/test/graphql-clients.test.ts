@@ -145,6 +145,24 @@ describe('orderChanged(id:)', () => {
   })
 })
 
+describe('an Idempotency-Key on an event stream', () => {
+  test('is ignored: each stream is live, none is stored and replayed', async () => {
+    const headers = { authorization: bearer(), 'idempotency-key': 'stream-1' }
+    for (let round = 0; round < 2; round += 1) {
+      const client = sseClient(headers)
+      try {
+        const changes = client.iterate({ query: ORDER_CHANGED }) as Changes
+        await live(changes)
+        const order = await restCreate(`round ${round}`)
+        expect(await until(changes, order.id)).toMatchObject({ customer: `round ${round}` })
+        await changes.return?.()
+      } finally {
+        client.dispose()
+      }
+    }
+  })
+})
+
 describe('authentication and scopes of subscriptions', () => {
   test('a WebSocket without a valid token in connection_init is closed with 4403 Forbidden', async () => {
     for (const params of [{}, { authorization: 'Bearer not-a-token' }]) {

@@ -112,6 +112,59 @@ for (const run of runs) {
         }
       })
 
+      test('an Idempotency-Key on createOrder replays on the other instance: one order', async () => {
+        const { a, b, authorization } = pair
+        const key = `gql-${crypto.randomUUID()}`
+        const body = JSON.stringify({
+          query:
+            'mutation ($input: CreateOrderInput!) { createOrder(input: $input) { id customer } }',
+          variables: { input: { customer: key, items: [{ sku: 'BOOK-042', quantity: 1 }] } },
+        })
+        const send = (base: string) =>
+          fetch(`${base}/graphql`, {
+            method: 'POST',
+            headers: {
+              authorization,
+              'content-type': 'application/json',
+              'idempotency-key': key,
+            },
+            body,
+          })
+        const first = await send(a.base)
+        const created = (await first.json()) as ExecutionResult<{ createOrder: { id: string } }>
+        expect(created.errors).toBeUndefined()
+        const replay = await send(b.base)
+        expect(replay.headers.get('idempotent-replayed')).toBe('true')
+        expect(await replay.json()).toEqual(created)
+        // One order with that customer, on the instance that took it (on Redis alone each
+        // instance keeps its orders in memory), every page read.
+        const ids: string[] = []
+        let after: string | null = null
+        do {
+          const list = await fetch(`${a.base}/graphql`, {
+            method: 'POST',
+            headers: { authorization, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              query:
+                'query ($after: String) { orders(first: 100, after: $after) { edges { node { id customer } } pageInfo { hasNextPage endCursor } } }',
+              variables: { after },
+            }),
+          })
+          const page = (await list.json()) as ExecutionResult<{
+            orders: {
+              edges: { node: { id: string; customer: string } }[]
+              pageInfo: { hasNextPage: boolean; endCursor: string | null }
+            }
+          }>
+          const orders = page.data?.orders
+          for (const edge of orders?.edges ?? []) {
+            if (edge.node.customer === key) ids.push(edge.node.id)
+          }
+          after = orders?.pageInfo.hasNextPage ? orders.pageInfo.endCursor : null
+        } while (after !== null)
+        expect(ids).toEqual([created.data?.createOrder.id])
+      })
+
       test('a document registered by APQ on one instance runs by its hash alone on the other', async () => {
         const { a, b, authorization } = pair
         const query = '{ viewer { clientId } }'
