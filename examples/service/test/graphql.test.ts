@@ -110,7 +110,11 @@ describe('the same orders as /v1/orders', () => {
       }),
     )
     expect(await fromRest.json()).toMatchObject({ id: order['id'], note: 'Gift wrap' })
-    expect((await run('{ order(id: "ord_none") { id } }')).data).toEqual({ order: null })
+    for (const id of ['ord_none', 'x'.repeat(65), '../v1', '']) {
+      expect((await run('query ($id: ID!) { order(id: $id) { id } }', { id })).data).toEqual({
+        order: null,
+      })
+    }
   })
 
   test('createOrder validates as POST /v1/orders: BAD_USER_INPUT with the same JSON Pointers as the 422', async () => {
