@@ -22,9 +22,12 @@
  *   or a Relay connection: a `…Connection` type with `first`/`last`), multiplies its children by
  *   the largest slicing argument sent or defaulted in the schema (coerced variables included),
  *   else `assumedSize`, else `defaultListSize`; with `sizedFields` only those children are
- *   multiplied, and a sized child that is a list is not multiplied again. None, or several sent,
- *   with `requireOneSlicingArgument` is `SLICING_ARGUMENT_REQUIRED`; a value over `maxPageSize`
- *   is `PAGE_SIZE_EXCEEDED` (each once per field). A list of scalars costs its weight once. gqc
+ *   multiplied, and a sized child that is a list is not multiplied again by its own size (its
+ *   checks still run). None, or several sent, with `requireOneSlicingArgument` is
+ *   `SLICING_ARGUMENT_REQUIRED`; a value over `maxPageSize` is `PAGE_SIZE_EXCEEDED`; a negative
+ *   or fractional one is `BAD_USER_INPUT` (`field`, `argument`, `actual`) (each once per field).
+ *   A list of lists multiplies once per list wrapper: the outer by the size above, each inner
+ *   one by `assumedSize`, else `defaultListSize` (`[[Order]]` with no arguments: 10 × 10). A list of scalars costs its weight once. gqc
  *   has no lists: it multiplies only where an estimator does (as test/differential.test.ts's do).
  * - duplicate fields count every time (no field merging), as gqc: an upper bound.
  * - `@skip`/`@include` (GraphQL spec §3.13) are honoured with the variables, as gqc.
@@ -250,8 +253,12 @@ class CostRun {
       settings.argumentWeights.size > 0
         ? settings.weight + this.argumentsWeight(settings, node)
         : settings.weight
+    // Every sized field has its page-size and slicing checks (a list of scalars, a sized child
+    // too); a sized child's size is its parent's, a list of scalars costs its weight once.
+    const own = settings.sized ? this.size(settings, field, node) : 1
     if (!composite) return Math.max(0, weight)
-    const size = settings.sized && !sizedByParent ? this.size(settings, field, node) : 1
+    const inner = settings.innerLists > 0 ? this.innerSize(settings) : 1
+    const size = (sizedByParent ? 1 : own) * inner
     return Math.max(0, split ? weight + size * sized + rest : weight + size * rest)
   }
 
@@ -279,12 +286,20 @@ class CostRun {
 
   /** The part of a sized field's selection set (IBM `sizedFields`), the maximum over possible types. */
   private part(node: SelectionSetNode, type: GraphQLCompositeType, part: Part): number {
-    if (isObjectType(type)) return this.selections(node.selections, type, part)
+    // Memoised as selectionSet() is: nested connections of an abstract type would otherwise be
+    // costed once per possible type at every level, exponentially.
+    const key = `${type.name}\u0000${part.sized}\u0000${part.names.join(',')}`
+    const cached = this.cached(node, key)
+    if (cached !== undefined) return cached
     let max = 0
-    for (const possible of this.schema.getPossibleTypes(type)) {
-      const cost = this.selections(node.selections, possible, part)
-      if (cost > max) max = cost
+    if (isObjectType(type)) max = this.selections(node.selections, type, part)
+    else {
+      for (const possible of this.schema.getPossibleTypes(type)) {
+        const cost = this.selections(node.selections, possible, part)
+        if (cost > max) max = cost
+      }
     }
+    this.store(node, key, max)
     return max
   }
 
@@ -300,6 +315,19 @@ class CostRun {
       const value = argumentValue(field, node, name, this.variables)
       if (typeof value !== 'number') continue
       if (sent(node, name, this.variables)) given++
+      // A negative page (many resolvers then return everything: `slice(0, -1)`, SQL `LIMIT -1`)
+      // or a fraction is refused, not costed as 0.
+      if (!Number.isInteger(value) || value < 0) {
+        this.report('BAD_USER_INPUT', settings.coordinate, name, () =>
+          codedError(
+            'BAD_USER_INPUT',
+            `${settings.coordinate}(${name}: ${value}) must be a whole number of 0 or more.`,
+            { field: settings.coordinate, argument: name, actual: value },
+          ),
+        )
+        if (size === undefined) size = 0 // refused already: not also SLICING_ARGUMENT_REQUIRED
+        continue
+      }
       if (value > this.settings.maxPageSize) {
         this.report('PAGE_SIZE_EXCEEDED', settings.coordinate, name, () =>
           codedError(
@@ -336,8 +364,13 @@ class CostRun {
         }),
       )
     }
-    if (size !== undefined) return Math.max(0, size)
+    if (size !== undefined) return size
     return settings.assumedSize ?? this.settings.defaultListSize
+  }
+
+  /** The size of the lists nested in a list (`[[T]]`): `assumedSize`, else `defaultListSize`, per level. */
+  private innerSize(settings: FieldCost): number {
+    return (settings.assumedSize ?? this.settings.defaultListSize) ** settings.innerLists
   }
 
   /** The weights of the arguments sent (IBM cost spec: `@cost` on ARGUMENT_DEFINITION). */
