@@ -225,6 +225,15 @@ const ofType = (levels: number): Case => ({
   source: `{ __type(name: "Order") { ${'ofType { '.repeat(levels - 2)}name${' }'.repeat(levels - 2)} } }`,
 })
 
+// The same field repeated in one selection set: graphql-js's OverlappingFieldsCanBeMerged
+// compares the repeats pairwise (quadratic); the guards refuse past maxFieldRepeats (30).
+const repeats = (count: number): Case => ({
+  name: `${count.toLocaleString('en')} repeats of one field`,
+  hostile: true,
+  variables: {},
+  source: `{ ${'order(id: "1") { id } '.repeat(count)}}`,
+})
+
 const cycle: Case = {
   name: 'fragment cycle',
   hostile: true,
@@ -440,6 +449,7 @@ function report(): void {
     depth(1000),
     ofType(1000),
     cycle,
+    repeats(1200),
   ]
   console.log(
     `\nLimits on both sides: depth ${LIMITS.depth}, aliases ${LIMITS.aliases}, directives ${LIMITS.directives}, nodes ${LIMITS.nodes}, cost ${LIMITS.cost}.`,
@@ -483,6 +493,7 @@ function report(): void {
     ...[250, 500, 1000, 2000].map((n): [Case, number, string] => [depth(n), n, 'level']),
     ...[250, 500, 1000, 2000].map((n): [Case, number, string] => [ofType(n), n, 'level']),
     ...[14, 17, 20, 40, 80].map((n): [Case, number, string] => [doubling(n), n, 'fragment']),
+    ...[150, 300, 600, 1200].map((n): [Case, number, string] => [repeats(n), n, 'repeat']),
   ]
   for (const [test, units, unit] of scaling) {
     // graphql-depth-limit walks every spread of a doubling document (2^levels): past 20 levels
