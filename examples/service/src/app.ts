@@ -28,7 +28,7 @@ import { publishOrderChanges } from './graphql/changes.ts'
 import type { ServiceGraphQLOptions } from './graphql/endpoint.ts'
 import { createGraphQLEndpoint, GRAPHQL_PATH, unlessEventStream } from './graphql/endpoint.ts'
 import type { Logger } from './log.ts'
-import { errorLog, idempotencyLog, oauthLog, rateLimitLog, requestLog } from './log.ts'
+import { errorLog, idempotencyLog, oauthLog, pubsubLog, rateLimitLog, requestLog } from './log.ts'
 import { openApiDocument } from './openapi.ts'
 import { orderCreator } from './orders/create.ts'
 import { orderRoutes } from './orders/routes.ts'
@@ -172,9 +172,8 @@ export function createService(options: ServiceOptions = {}): Service {
       }),
     {
       pubsub,
-      ...(logger
-        ? { onError: (error) => logger.error({ err: error }, 'orderChanged publish failed') }
-        : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(logger ? { onError: pubsubLog(logger, options.clock) } : {}),
     },
   )
   // One create path for POST /v1/orders and the createOrder mutation.

@@ -167,6 +167,12 @@ function storeErrorLog(
   }
 }
 
+/** A failed publish of an order change (src/graphql/changes.ts), at most one line an interval. */
+export function pubsubLog(logger: Logger, clock?: () => number): (error: unknown) => void {
+  const failed = storeErrorLog(logger, 'pubsub', clock)
+  return (error) => failed(error)
+}
+
 /** `onEvent` of `rateLimit()`: store failures at error, rejections at debug. */
 export function rateLimitLog(
   logger: Logger,

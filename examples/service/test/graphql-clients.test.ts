@@ -326,3 +326,32 @@ describe('the WebSocket draws on the same budget', () => {
     }
   })
 })
+
+describe('JWT access tokens (ACCESS_TOKEN_FORMAT=jwt)', () => {
+  let jwt: ServiceProcess | undefined
+  afterAll(() => jwt?.stop())
+
+  test('connection_init and the Authorization header take JWT access tokens too', async () => {
+    jwt = await startService({ ACCESS_TOKEN_FORMAT: 'jwt' })
+    const token = await clientCredentialsToken(fetch, jwt.base, 'read:orders write:orders')
+    expect(token.split('.')).toHaveLength(3)
+    const authorization = `Bearer ${token}`
+    const ws = kitWsClient(jwt.base, { authorization })
+    const sse = kitSseClient(jwt.base, { authorization })
+    try {
+      const overWs = ws.iterate({ query: ORDER_CHANGED }) as Changes
+      const overSse = sse.iterate({ query: ORDER_CHANGED }) as Changes
+      const base = jwt.base
+      await kitLive(overWs, () => kitRestCreate(base, authorization, 'priming'))
+      await kitLive(overSse, () => kitRestCreate(base, authorization, 'priming'))
+      const order = await kitGraphqlCreate(base, authorization, 'Ada Lovelace')
+      expect(await until(overWs, order.id)).toMatchObject({ customer: 'Ada Lovelace' })
+      expect(await until(overSse, order.id)).toMatchObject({ customer: 'Ada Lovelace' })
+      await overWs.return?.()
+      await overSse.return?.()
+    } finally {
+      await ws.dispose()
+      sse.dispose()
+    }
+  })
+})

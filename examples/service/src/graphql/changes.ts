@@ -3,6 +3,7 @@
 // the pub/sub once it has committed, never from inside a transaction (a subscriber must never
 // see an order that a rollback then undoes). On one instance a MemoryPubSub carries them; with
 // REDIS_URL a RedisPubSub, so a subscriber on any instance sees the writes of every instance.
+import { storeGuard } from '@api-blocks/core'
 import type { PubSub } from '@api-blocks/graphql'
 import type { Order } from '../orders/schema.ts'
 import type { OrderStore } from '../orders/store.ts'
@@ -14,10 +15,18 @@ export const ORDER_CHANGED_TOPIC = 'orders.changed'
 export interface OrderChangesOptions {
   pubsub: PubSub
   /**
-   * Receives a publish that failed (a Redis that went away). The write has committed and
-   * answers as usual; only the subscribers miss the change (default: the console).
+   * Receives a publish that failed or took longer than `timeoutMs` (a Redis that went away or
+   * hangs). The write has committed and answers as usual; only the subscribers miss the change
+   * (default: the console).
    */
   onError?: (error: unknown) => void
+  /**
+   * The longest a write's answer waits for its publish, in ms (default 200); while the pub/sub
+   * keeps failing, a breaker skips the wait altogether (core's storeGuard).
+   */
+  timeoutMs?: number
+  /** Milliseconds since the epoch, for the breaker. */
+  clock?: () => number
 }
 
 /**
@@ -25,16 +34,22 @@ export interface OrderChangesOptions {
  * what `create`, `update`, `delete`, `cancel` and `finishCancel` wrote, after the call resolved
  * (the PostgreSQL store resolves after its COMMIT; one that rejects wrote nothing and publishes
  * nothing). The publish is awaited, so a client that gets the answer of a write knows that its
- * change has reached the pub/sub; a failed publish is reported and never fails the write.
+ * change has reached the pub/sub, for at most `timeoutMs`; a failed or late publish is reported
+ * and never fails the write.
  */
 export function publishOrderChanges(store: OrderStore, options: OrderChangesOptions): OrderStore {
   const { pubsub } = options
   const onError =
     options.onError ?? ((error: unknown) => console.error('orderChanged publish failed:', error))
+  const guard = storeGuard({
+    timeoutMs: options.timeoutMs ?? 200,
+    breaker: {},
+    ...(options.clock ? { clock: options.clock } : {}),
+  })
   const publish = async (order: Order | undefined): Promise<void> => {
     if (order === undefined) return
     try {
-      await pubsub.publish(ORDER_CHANGED_TOPIC, order)
+      await guard.run(() => pubsub.publish(ORDER_CHANGED_TOPIC, order))
     } catch (error) {
       onError(error)
     }

@@ -60,6 +60,8 @@ function only(
   return filtered
 }
 
+const ORDER_ID = /^[A-Za-z0-9_-]{1,64}$/
+
 const STATUSES = { OPEN: 'open', CANCELLING: 'cancelling', CANCELLED: 'cancelled' } as const
 
 /** The resolvers by type and field. */
@@ -76,8 +78,12 @@ export function orderResolvers(options: OrderResolverOptions): FieldResolvers {
           store.list({ status, page: request }),
         )
       },
-      order: async (_source, args: Record<string, unknown>) =>
-        (await store.get(args['id'] as string)) ?? null,
+      // An id /v1/orders/{id} could not route (anything but 1 to 64 of A-Z a-z 0-9 _ -) names
+      // no order: not looked up, as the REST router answers it 404 without a lookup.
+      order: async (_source, args: Record<string, unknown>) => {
+        const id = args['id'] as string
+        return ORDER_ID.test(id) ? ((await store.get(id)) ?? null) : null
+      },
     },
     Mutation: {
       createOrder: async (_source, args: Record<string, unknown>) => {
