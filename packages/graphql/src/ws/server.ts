@@ -19,6 +19,7 @@ import type {
   ExecutionArgs,
   FormattedExecutionResult,
   GraphQLError,
+  OperationDefinitionNode,
   OperationTypeNode,
 } from 'graphql'
 import type { Context, SubscribePayload } from 'graphql-ws'
@@ -26,7 +27,7 @@ import { handleProtocols, makeServer } from 'graphql-ws'
 import { WebSocketServer } from 'ws'
 import { codedError } from '../error.ts'
 import { maskError } from '../http/format.ts'
-import type { OperationPreparer } from '../http/operation.ts'
+import type { OperationPreparer, PreparedOperation } from '../http/operation.ts'
 import { createOperationPreparer } from '../http/operation.ts'
 import { chargeFor, rateLimitedError } from '../http/rate-limit.ts'
 import type {
@@ -183,28 +184,27 @@ export function attachGraphQLWebSocket(
       // The protocol requires `query` to be a string; a client sending only a persisted
       // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
       const request = payload.query === '' ? { ...payload, query: undefined } : payload
-      prepared = await preparer.prepare(request, contextValue)
+      // The operation types served are checked before the variables and the cost.
+      const allow = (operation: OperationDefinitionNode): GraphQLError | undefined =>
+        allowed.has(operation.operation)
+          ? undefined
+          : codedError(
+              'METHOD_NOT_ALLOWED',
+              `This WebSocket does not serve ${operation.operation} operations.`,
+            )
+      prepared = await preparer.prepare(request, { context: contextValue, allow })
     } catch (error) {
       report(error)
       return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
     }
     if (Array.isArray(prepared)) return [...(prepared as readonly GraphQLError[])]
-    const { document, operation, variableValues, cost } = prepared as Exclude<
-      typeof prepared,
-      readonly GraphQLError[]
-    >
-    if (!allowed.has(operation.operation)) {
-      return [
-        codedError(
-          'METHOD_NOT_ALLOWED',
-          `This WebSocket does not serve ${operation.operation} operations.`,
-        ),
-      ]
-    }
+    const { document, operation, variableValues, cost } = prepared as PreparedOperation
     if (rateLimit !== undefined) {
       const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
       if (refused !== undefined) return [refused]
     }
+    // Admitted: only now may an APQ request's document be stored.
+    await (prepared as PreparedOperation).register()
     const args: ExecutionArgs = {
       schema,
       document,
