@@ -9,7 +9,6 @@ import { bodyLimitOf } from '@api-blocks/core'
 import type { ExecutionResult, GraphQLError } from 'graphql'
 import type { OperationArgs, Response as RawResponse, RequestParams } from 'graphql-http'
 import { createHandler } from 'graphql-http'
-import { DEFAULT_GUARD_OPTIONS } from '../guards/index.ts'
 import type { Admitted, GraphQLHandlerEvent } from './admit.ts'
 import { admit } from './admit.ts'
 import { maskError } from './format.ts'
@@ -136,7 +135,6 @@ export function createGraphQLHandler(
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
     throw new RangeError('maxBodyBytes must be a non-negative safe integer')
   }
-  const maxCost = options.guards?.maxCost ?? DEFAULT_GUARD_OPTIONS.maxCost
   const preparer = createOperationPreparer({ ...options, onError: report })
   const admission = { preparer, rateLimit, context: options.context, report, onEvent }
   const limitOf = (request: Request): number => bodyLimitOf(request) ?? maxBodyBytes
@@ -144,7 +142,7 @@ export function createGraphQLHandler(
     ...result,
     extensions: {
       ...result.extensions,
-      cost: { requested: admitted.prepared.cost, limit: maxCost },
+      cost: { requested: admitted.prepared.cost, limit: admitted.prepared.maxCost },
       ...(admitted.throttle ? { throttle: admitted.throttle } : {}),
     },
   })

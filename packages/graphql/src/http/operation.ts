@@ -9,6 +9,7 @@
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql'
 import { GraphQLError, getVariableValues, Kind } from 'graphql'
 import { codedError } from '../error.ts'
+import { DEFAULT_GUARD_OPTIONS } from '../guards/index.ts'
 import type { GuardOptions } from '../guards/options.ts'
 import type { PersistedConfig } from '../persisted/apq.ts'
 import { resolveDocument } from '../persisted/apq.ts'
@@ -55,6 +56,8 @@ export interface PreparedOperation {
   readonly variableValues: Readonly<Record<string, unknown>>
   /** The requested cost (IBM "static" cost) under these variables. */
   readonly cost: number
+  /** The largest cost admitted (`guards.maxCost`): `extensions.cost.limit` of results. */
+  readonly maxCost: number
   /**
    * Stores the document under the hash an APQ request sent with it (Apollo APQ: hash and
    * query together); does nothing for any other request. Call it once the operation is
@@ -273,6 +276,7 @@ function checkShape(request: OperationRequest):
 export function createOperationPreparer(options: PreparerOptions): OperationPreparer {
   const { schema, guards = {}, introspection = true, maxDocuments = 1000, onError } = options
   const maskSuggestions = options.maskSuggestions ?? !introspection
+  const maxCost = guards.maxCost ?? DEFAULT_GUARD_OPTIONS.maxCost
   const persisted: PersistedConfig | false =
     options.persistedQueries === false
       ? false
@@ -320,6 +324,7 @@ export function createOperationPreparer(options: PreparerOptions): OperationPrep
         operation,
         variableValues: shape.variables,
         cost,
+        maxCost,
         async register() {
           if (registration === undefined || persisted === false) return
           // Valid and admitted, so it may be stored; a store failure must not fail the request.
@@ -332,6 +337,18 @@ export function createOperationPreparer(options: PreparerOptions): OperationPrep
       }
     },
   }
+}
+
+/**
+ * What coercion threw, if `error` carries it: graphql 16 returns it as is, graphql 17 wraps it
+ * (`ensureGraphQLError`: no nodes, the thrown value as `originalError`). An error about the
+ * input has the variable's node, and a `GraphQLError` (or none) as its cause.
+ */
+function thrownBy(error: unknown): unknown {
+  if (!(error instanceof GraphQLError)) return error
+  const cause = error.originalError
+  if (error.nodes !== undefined || cause == null || cause instanceof GraphQLError) return undefined
+  return cause
 }
 
 /**
@@ -361,7 +378,7 @@ function coerceVariables(
     result = { errors: [error] }
   }
   if (result.errors !== undefined) {
-    const thrown = result.errors.find((error) => !(error instanceof GraphQLError))
+    const thrown = result.errors.map(thrownBy).find((error) => error !== undefined)
     if (thrown !== undefined) {
       onError?.(thrown)
       return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]

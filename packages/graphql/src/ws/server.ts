@@ -17,6 +17,7 @@ import type { Duplex } from 'node:stream'
 import type { Principal } from '@api-blocks/core'
 import type {
   ExecutionArgs,
+  ExecutionResult,
   FormattedExecutionResult,
   GraphQLError,
   OperationDefinitionNode,
@@ -36,9 +37,13 @@ import type {
   WebSocketConnection,
 } from './options.ts'
 import type { SocketExtra } from './socket.ts'
-import { serveSocket } from './socket.ts'
+import { paced, Room, serveSocket } from './socket.ts'
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof Object(value)[Symbol.asyncIterator] === 'function'
 
 const DEFAULT_MAX_PAYLOAD = 100 * 1024
+const DEFAULT_MAX_BUFFERED = 1024 * 1024
 
 /** An admitted operation: what graphql-ws executes, and what `onEvent` is told. */
 interface Admitted {
@@ -46,6 +51,7 @@ interface Admitted {
   readonly operation: OperationTypeNode
   readonly operationName: string | undefined
   readonly cost: number
+  readonly maxCost: number
 }
 
 /** `ctx.extra` of graphql-ws's hooks: the socket, the upgrade request, the principal once known. */
@@ -116,6 +122,12 @@ export function attachGraphQLWebSocket(
   const clock = options.clock ?? Date.now
   const report = (error: unknown): void => options.onError?.(error)
   const keepAlive = wholeNumber('keepAlive', options.keepAlive ?? 12_000)
+  const maxBuffered = wholeNumber(
+    'maxBufferedBytes',
+    options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED,
+  )
+  // The cost of each operation, for `extensions.cost` of its results (keyed by its arguments).
+  const costs = new WeakMap<ExecutionArgs, { requested: number; limit: number }>()
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload,
@@ -198,7 +210,7 @@ export function attachGraphQLWebSocket(
       return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
     }
     if (Array.isArray(prepared)) return [...(prepared as readonly GraphQLError[])]
-    const { document, operation, variableValues, cost } = prepared as PreparedOperation
+    const { document, operation, variableValues, cost, maxCost } = prepared as PreparedOperation
     if (rateLimit !== undefined) {
       const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
       if (refused !== undefined) return [refused]
@@ -214,7 +226,7 @@ export function attachGraphQLWebSocket(
     }
     const operationName = operation.name?.value
     if (operationName !== undefined) args.operationName = operationName
-    return { args, operation: operation.operation, operationName, cost }
+    return { args, operation: operation.operation, operationName, cost, maxCost }
   }
 
   const protocol = makeServer<Record<string, unknown> | undefined, ConnectionExtra>({
@@ -269,15 +281,26 @@ export function attachGraphQLWebSocket(
           onEvent({ type: 'operation', operation, operationName, cost, request })
         }
       }
-      return Array.isArray(admitted) ? admitted : admitted.args
+      if (Array.isArray(admitted)) return admitted
+      costs.set(admitted.args, { requested: admitted.cost, limit: admitted.maxCost })
+      return admitted.args
     },
-    onNext(_ctx, _id, _payload, _args, result) {
-      if (result.errors === undefined) return undefined
-      const formatted: FormattedExecutionResult = {
-        errors: result.errors.map((error) => maskError(error, report).toJSON()),
+    onOperation(ctx, _id, _payload, _args, result) {
+      // A subscription hands on its events only while the socket's queue has room.
+      if (isAsyncIterable(result)) return paced(result, ctx.extra.room)
+      return undefined
+    },
+    onNext(_ctx, _id, _payload, args, result) {
+      // As over HTTP: `extensions.cost` on every result (each event of a subscription).
+      const formatted: FormattedExecutionResult = {}
+      if (result.errors !== undefined) {
+        formatted.errors = result.errors.map((error) => maskError(error, report).toJSON())
       }
       if (result.data !== undefined) formatted.data = result.data
-      if (result.extensions !== undefined) formatted.extensions = result.extensions
+      const cost = costs.get(args)
+      if (result.extensions !== undefined || cost !== undefined) {
+        formatted.extensions = { ...result.extensions, ...(cost ? { cost } : {}) }
+      }
       return formatted
     },
     onError(_ctx, _id, _payload, errors) {
@@ -285,7 +308,8 @@ export function attachGraphQLWebSocket(
     },
   })
   wss.on('connection', (socket, request: IncomingMessage) => {
-    serveSocket(protocol, socket, { socket, request }, keepAlive, report)
+    const room = new Room(socket, maxBuffered)
+    serveSocket(protocol, socket, { socket, request, room }, keepAlive, report)
   })
   server.on('upgrade', onUpgrade)
 
