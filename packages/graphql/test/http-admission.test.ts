@@ -177,3 +177,39 @@ describe('variables nested without end', () => {
     expect(reported).toEqual([])
   })
 })
+
+describe('refusals while reading the request are not charged', () => {
+  test('400, 405, 413, 415 and 406 carry no RateLimit header fields and spend no quota', async () => {
+    const limiter = createRateLimiter({
+      store: new MemoryRateLimitStore(),
+      policies: [{ name: 'cost', quota: 10, windowSeconds: 60 }],
+      clock: () => 1_700_000_000_000,
+    })
+    const { handler } = setup({ rateLimit: { limiter, key: () => 'reading' }, maxBodyBytes: 64 })
+    const refusals = [
+      new Request(URL_, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{',
+      }),
+      new Request(URL_, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+      post({ query: `{ hello(name: "${'x'.repeat(100)}") }` }),
+      new Request(URL_, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }),
+      post({ query: '{ hello }' }, 'image/png'),
+    ]
+    const statuses: number[] = []
+    for (const request of refusals) {
+      const response = await handler(request)
+      statuses.push(response.status)
+      expect(response.headers.get('ratelimit-remaining')).toBeNull()
+      await response.body?.cancel()
+    }
+    expect(statuses).toEqual([400, 405, 413, 415, 406])
+    const admitted = await handler(post({ query: '{ hello }' }))
+    expect(admitted.headers.get('ratelimit-remaining')).toBe('9')
+  })
+})

@@ -139,6 +139,11 @@ export interface PreparerOptions {
    * Persisted documents (default: APQ over a `MemoryPersistedDocumentStore`). `mode:
    * 'allow-list'` runs only documents in the store (load a manifest with
    * `loadPersistedManifest`); `false` refuses hashes and ids with `PERSISTED_QUERY_NOT_SUPPORTED`.
+   * An APQ miss (`PERSISTED_QUERY_NOT_FOUND`) is answered by the HTTP handler with 200 under
+   * `Accept: application/json` (as Apollo Server) and 404 under
+   * `application/graphql-response+json` (GraphQL-over-HTTP §5.4.2 requires a 4xx for a response
+   * without `data`); Apollo Client retries with the query on either. A document sent with its
+   * hash is stored only once its operation is admitted ({@link PreparedOperation.register}).
    */
   readonly persistedQueries?:
     | false
