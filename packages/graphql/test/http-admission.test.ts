@@ -213,3 +213,29 @@ describe('refusals while reading the request are not charged', () => {
     expect(admitted.headers.get('ratelimit-remaining')).toBe('9')
   })
 })
+
+describe('what cost estimators receive as context', () => {
+  test('over HTTP: the Fetch Request (the GraphQL context is built after the cost)', async () => {
+    const contexts: unknown[] = []
+    const built: unknown[] = []
+    const { handler } = setup({
+      guards: {
+        estimators: [
+          ({ context }) => {
+            contexts.push(context)
+            return undefined
+          },
+        ],
+      },
+      context: (request) => {
+        built.push(request)
+        return { request }
+      },
+    })
+    const request = post({ query: '{ items(first: 2) { id } }' })
+    expect((await answer(await handler(request))).body.data).toBeDefined()
+    expect(contexts.length).toBeGreaterThan(0)
+    for (const context of contexts) expect(context).toBe(request)
+    expect(built).toEqual([request])
+  })
+})
