@@ -96,7 +96,7 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
   /**
    * Bytes a socket may queue unsent (`ws`'s `bufferedAmount`, default 1 MiB) before its
    * subscriptions stop handing on events: a client that stops reading then holds at most this
-   * plus one message queued, and one event per subscription; further events wait in their
+   * plus a message or two queued, and one event per subscription; further events wait in their
    * source (a pub/sub's bounded buffer drops the oldest). A client that reads nothing at all is
    * dropped by the keep-alive, its pongs never coming back.
    */

@@ -7,7 +7,9 @@
  * Bounds: one message is at most `maxPayloadBytes` (RFC 6455 §7.4.1 close 1009, "Message Too
  * Big", from `ws`), a connection runs at most `maxOperations` operations at a time, the server
  * holds at most `maxConnections` sockets (an upgrade beyond answers HTTP 503), and a socket
- * that sends no `connection_init` within `connectionInitWaitTimeout` is closed with 4408.
+ * that sends no `connection_init` within `connectionInitWaitTimeout` is closed with 4408. A
+ * socket's subscriptions hand on events only while `ws` queues at most `maxBufferedBytes` unsent
+ * (a client that stops reading).
  * Compression (RFC 7692) is off: a compressed message could expand past any limit.
  *
  * @module
@@ -168,6 +170,15 @@ export function attachGraphQLWebSocket(
     connectionParams: ctx.connectionParams,
   })
 
+  // The operation types served, checked by the preparer before the variables and the cost.
+  const allow = (operation: OperationDefinitionNode): GraphQLError | undefined =>
+    allowed.has(operation.operation)
+      ? undefined
+      : codedError(
+          'METHOD_NOT_ALLOWED',
+          `This WebSocket does not serve ${operation.operation} operations.`,
+        )
+
   // Everything between a `subscribe` message and graphql-js: the operation cap, the context,
   // the preparer, the operation type, the rate limit.
   const admit = async (
@@ -196,14 +207,6 @@ export function attachGraphQLWebSocket(
       // The protocol requires `query` to be a string; a client sending only a persisted
       // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
       const request = payload.query === '' ? { ...payload, query: undefined } : payload
-      // The operation types served are checked before the variables and the cost.
-      const allow = (operation: OperationDefinitionNode): GraphQLError | undefined =>
-        allowed.has(operation.operation)
-          ? undefined
-          : codedError(
-              'METHOD_NOT_ALLOWED',
-              `This WebSocket does not serve ${operation.operation} operations.`,
-            )
       prepared = await preparer.prepare(request, { context: contextValue, allow })
     } catch (error) {
       report(error)

@@ -24,8 +24,8 @@ export interface SocketExtra {
  * Backpressure for one socket. `ws` queues what is sent while the client does not read; the
  * subscriptions of the socket hand on each event only through the room, which lets one in at a
  * time while `socket.bufferedAmount` is at most `maxBufferedBytes`. Each send (issued or
- * written out) lets the next one in, so the bytes queued stay within the bound plus one
- * message; each subscription holds at most one event while it waits, and is not pulled again
+ * written out) lets the next one in, so the bytes queued stay within the bound plus a message
+ * or two (a query's result sent meanwhile also lets one in); each subscription holds at most one event while it waits, and is not pulled again
  * meanwhile, so further events wait in their source (a pub/sub's bounded buffer).
  *
  * @example
