@@ -44,6 +44,11 @@ export type GraphQLErrorCode =
   | 'DIRECTIVE_LIMIT_EXCEEDED'
   /** More field selections, fragments expanded, than `maxNodes` (`limit`, `actual`). */
   | 'NODE_LIMIT_EXCEEDED'
+  /**
+   * More selections sharing one response path (fragments and same-named fields merged) than
+   * `maxFieldRepeats` (`limit`, `actual`, `field`: the last response name of the path).
+   */
+  | 'FIELD_REPEAT_LIMIT_EXCEEDED'
   /** The requested cost is over `maxCost` (`limit`, `actual`). */
   | 'COST_LIMIT_EXCEEDED'
   /** A list field that requires a slicing argument (`first`/`last`) has none, or more than one (`field`, `arguments`). */

@@ -62,11 +62,11 @@ export function parseDocument(
       return syntaxError('GRAPHQL_PARSE_FAILED', error.message, error)
     }
     // The parser recurses per nesting level: a document nested deeper than the stack allows
-    // (only possible with a very high maxTokens) overflows it. Report it as a parse failure.
-    return syntaxError(
-      'GRAPHQL_PARSE_FAILED',
-      'Syntax Error: The document nests too deeply to parse.',
-      error,
-    )
+    // (about 2,000 levels fit in 10,000 tokens) overflows it. Report it as a parse failure.
+    const message =
+      error instanceof RangeError
+        ? 'Syntax Error: The document nests too deeply to parse.'
+        : 'Syntax Error: The document could not be parsed.'
+    return syntaxError('GRAPHQL_PARSE_FAILED', message, error)
   }
 }

@@ -186,6 +186,77 @@ describe('cost: list sizes', () => {
   })
 })
 
+describe('cost: list wrappers, page values, sized children', () => {
+  const lists = buildSchema(`${costDirectivesSDL}
+    type Query {
+      matrix: [[Order!]!]!
+      cube: [[[Order]]] @listSize(assumedSize: 3)
+      pages(first: Int): [[Order!]!]! @listSize(slicingArguments: ["first"])
+      grid: [[Int]]
+    }
+    type Order { id: ID! items: [Item!]! }
+    type Item { price: Int! @cost(weight: "3") }`)
+
+  test('a list of lists multiplies once per wrapper: the size, then assumedSize or defaultListSize', () => {
+    // matrix 1 + 10 × 10 × (Order: items 1 + 10 × 3)
+    expect(cost('{ matrix { id items { price } } }', {}, {}, lists).cost).toBe(1 + 10 * 10 * 31)
+    expect(cost('{ cube { id } }', {}, {}, lists).cost).toBe(1 + 3 * 3 * 3 * 0)
+    expect(cost('{ cube { items { price } } }', {}, {}, lists).cost).toBe(1 + 27 * 31)
+    expect(cost('{ pages(first: 2) { items { price } } }', {}, {}, lists).cost).toBe(
+      1 + 2 * 10 * 31,
+    )
+    expect(cost('{ grid }', {}, {}, lists).cost).toBe(0) // a list of scalars costs its weight once
+  })
+
+  test('a negative or fractional slicing value is BAD_USER_INPUT, not a page of 0', () => {
+    const negative = cost('{ items(first: -1) { id price } }')
+    expect(negative.errors.map((error) => [error.message, error.extensions])).toEqual([
+      [
+        'Query.items(first: -1) must be a whole number of 0 or more.',
+        { code: 'BAD_USER_INPUT', field: 'Query.items', argument: 'first', actual: -1 },
+      ],
+    ])
+    // A variable can carry what an Int literal cannot (a custom scalar, a Float argument).
+    const floats = buildSchema(
+      `${costDirectivesSDL} type Query { list(first: Float): [Q!]! @listSize(slicingArguments: ["first"]) } type Q { id: ID }`,
+    )
+    const source = 'query($n: Float) { list(first: $n) { id } }'
+    expect(codes(cost(source, { n: 2.5 }, {}, floats))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(cost(source, { n: Number.NaN }, {}, floats))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(cost(source, { n: 2 }, {}, floats))).toEqual([])
+    expect(codes(cost('{ items(first: 0) { id } }'))).toEqual([])
+  })
+
+  test('a sized child is checked (page size, slicing arguments) though its parent sizes it', () => {
+    const sized = buildSchema(`${costDirectivesSDL}
+      type Query { feed(first: Int): Feed @listSize(slicingArguments: ["first"], sizedFields: ["nodes"]) }
+      type Feed { nodes(first: Int): [Post!]! @listSize(slicingArguments: ["first"]) }
+      type Post { id: ID! }`)
+    const result = cost('{ feed(first: 2) { nodes(first: 100000) { id } } }', {}, {}, sized)
+    expect(result.errors.map((error) => error.extensions)).toEqual([
+      {
+        code: 'PAGE_SIZE_EXCEEDED',
+        field: 'Feed.nodes',
+        argument: 'first',
+        limit: 100,
+        actual: 100_000,
+      },
+    ])
+    // Not multiplied by its own size: feed 1 + 2 × (nodes 1 + 0).
+    expect(result.cost).toBe(3)
+    expect(codes(cost('{ feed(first: 2) { nodes { id } } }', {}, {}, sized))).toEqual([
+      'SLICING_ARGUMENT_REQUIRED',
+    ])
+  })
+
+  test('a list of scalars has its page checked', () => {
+    const scalars = buildSchema(
+      `${costDirectivesSDL} type Query { tags(first: Int): [String!]! @listSize(slicingArguments: ["first"]) }`,
+    )
+    expect(codes(cost('{ tags(first: 100000) }', {}, {}, scalars))).toEqual(['PAGE_SIZE_EXCEEDED'])
+  })
+})
+
 describe('cost: selections', () => {
   test('an abstract type costs the maximum over its possible types', () => {
     // Order: id 0 + total 2 + customer 1; Item: price 3.5

@@ -1,4 +1,4 @@
-import { GraphQLError, getIntrospectionQuery } from 'graphql'
+import { GraphQLError, getIntrospectionQuery, type OperationDefinitionNode } from 'graphql'
 import { getIntrospectionQuery as getIntrospectionQuery17 } from 'graphql17'
 import { describe, expect, test } from 'vitest'
 import { analyzeDocument, DEFAULT_GUARD_OPTIONS, parseDocument } from '../src/index.ts'
@@ -28,6 +28,11 @@ describe('parseDocument', () => {
     expect(error.extensions).toEqual({ code: 'TOKEN_LIMIT_EXCEEDED', limit: 4 })
     expect(error.message).toBe('The document has more than 4 tokens.')
     expect(parseDocument('{ a b }', { maxTokens: 4 })).not.toBeInstanceOf(GraphQLError)
+  })
+
+  test('a source that is not a string is GRAPHQL_PARSE_FAILED, not a TypeError', () => {
+    const error = parseDocument(42 as unknown as string) as GraphQLError
+    expect(error.extensions['code']).toBe('GRAPHQL_PARSE_FAILED')
   })
 
   test('the default token limit is 10,000', () => {
@@ -85,6 +90,82 @@ describe('analyzeDocument: static measures', () => {
     ).toBe(5)
   })
 
+  test('repeats: selections sharing a response name in one merged set, fragments with multiplicity', () => {
+    expect(measure('{ answer }').repeats).toBe(1)
+    expect(measure('{ answer a: tags answer answer }').repeats).toBe(3)
+    // Aliases are response names: `a: answer` is not `answer`, `tags` aliased `answer` is.
+    expect(measure('{ answer a: answer answer: tags }').repeats).toBe(2)
+    // Inline fragments merge into their parent set; a child set is a set of its own.
+    expect(
+      measure('{ answer ... on Query { answer ... { answer } } order(id: 1) { id id } }').repeats,
+    ).toBe(3)
+    // A fragment contributes its top-level names once per spread, nested spreads included.
+    expect(
+      measure(
+        '{ answer ...F ...F ... on Query { ...G } } fragment F on Query { answer ...G } fragment G on Query { answer }',
+      ).repeats,
+    ).toBe(6)
+    // Fields sharing a response name merge their sub-selections (GraphQL spec §5.3.2): the two
+    // `customer`s of F spread twice make one set of four `name`s.
+    expect(
+      measure('{ order(id: 1) { ...F ...F } } fragment F on Order { id customer { name name } }')
+        .repeats,
+    ).toBe(4)
+    expect(
+      measure('{ order(id: 1) { id } order(id: 1) { id } o: order(id: 1) { id } }').repeats,
+    ).toBe(2)
+    // Across parents: 6 × `order` each with 6 × `id` is one set of 36 `id`s for graphql-js.
+    const square = `{${` order(id: 1) {${' id'.repeat(6)} }`.repeat(6)} }`
+    expect(measure(square).repeats).toBe(36)
+    expect(
+      measure(
+        `{ ...F ...F } fragment F on Query {${' order(id: 1) { ...G }'.repeat(3)} } fragment G on Order { id id }`,
+      ).repeats,
+    ).toBe(12)
+  })
+
+  test('repeats: the limit, with the response name and the count', () => {
+    const { document, operation } = operationOf(
+      `{ ...F ...F } fragment F on Query {${' order(id: 1) { id }'.repeat(16)} }`,
+    )
+    const analysis = analyzeDocument(schema, document)
+    expect(analysis.operation(operation).errors.map((e) => e.extensions)).toEqual([
+      { code: 'FIELD_REPEAT_LIMIT_EXCEEDED', limit: 30, actual: 32, field: 'order' },
+    ])
+    const within = analyzeDocument(schema, document, { maxFieldRepeats: 32 })
+    expect(within.operation(operation).errors).toEqual([])
+    expect(DEFAULT_GUARD_OPTIONS.maxFieldRepeats).toBe(30)
+  })
+
+  test('repeats: fragments memoised by one operation serve the next with their full names', () => {
+    const { document } = operationOf(
+      `query A { ...F } query B { ...F ...F } fragment F on Query { answer answer }`,
+    )
+    const analysis = analyzeDocument(schema, document)
+    const [a, b] = document.definitions as OperationDefinitionNode[]
+    expect(analysis.operation(a as OperationDefinitionNode).repeats).toBe(2)
+    expect(analysis.operation(b as OperationDefinitionNode).repeats).toBe(4)
+  })
+
+  test('repeats: past maxNodes merge steps (one per name per spread) an operation stops counting, and its fragments are not memoised half-counted', () => {
+    const { document } = operationOf(
+      `query A { ...G ...G ...G ...F } query B { ...F }
+      fragment F on Query { ...G ...G ...G } fragment G on Query { answer answer }`,
+    )
+    // A merges one name per spread: 3 for its own ...G, then F's second and third ...G are past 4.
+    const analysis = analyzeDocument(schema, document, { maxNodes: 4, maxFieldRepeats: 5 })
+    const [a, b] = document.definitions as OperationDefinitionNode[]
+    const first = analysis.operation(a as OperationDefinitionNode)
+    expect(first.errors.map((e) => e.extensions['code'])).toContain('NODE_LIMIT_EXCEEDED')
+    // B measures F again (3 steps, within 4): its six `answer`s, not the two A had counted.
+    const second = analysis.operation(b as OperationDefinitionNode)
+    expect(second).toMatchObject({ nodes: 6, repeats: 6 })
+    expect(second.errors.map((e) => e.extensions['code'])).toEqual([
+      'NODE_LIMIT_EXCEEDED',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+    ])
+  })
+
   test('fragment doubling reports its true astronomic count without expanding', () => {
     let source = '{ ...F50 } fragment F0 on Query { answer }\n'
     for (let i = 1; i <= 50; i++)
@@ -92,6 +173,7 @@ describe('analyzeDocument: static measures', () => {
     const measures = measure(source)
     expect(measures.nodes).toBe(2 ** 51 - 1)
     expect(measures.aliases).toBe(2 ** 50 - 1)
+    expect(measures.repeats).toBe(2 ** 50)
   })
 
   test('a fragment cycle counts the fragments on the cycle once each, and terminates', () => {

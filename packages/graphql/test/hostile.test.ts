@@ -3,6 +3,7 @@
 
 import fc from 'fast-check'
 import {
+  buildSchema,
   type DocumentNode,
   type FieldNode,
   GraphQLError,
@@ -55,8 +56,21 @@ const variables = (n: number) =>
 
 describe('hostile documents are refused with a code, none throws', () => {
   test.each([
-    ['fragment doubling to 2^30 nodes', 'NODE_LIMIT_EXCEEDED', doubling(30), {}, 2 ** 30],
-    ['fragment doubling to 2^100 nodes', 'NODE_LIMIT_EXCEEDED', doubling(100), {}, 2 ** 100],
+    // Every expanded `answer` shares one response name: the repeats are as astronomic.
+    [
+      'fragment doubling to 2^30 nodes',
+      ['NODE_LIMIT_EXCEEDED', 'FIELD_REPEAT_LIMIT_EXCEEDED'],
+      doubling(30),
+      {},
+      2 ** 30,
+    ],
+    [
+      'fragment doubling to 2^100 nodes',
+      ['NODE_LIMIT_EXCEEDED', 'FIELD_REPEAT_LIMIT_EXCEEDED'],
+      doubling(100),
+      {},
+      2 ** 100,
+    ],
     ['10,000 aliases (token limit first)', 'TOKEN_LIMIT_EXCEEDED', aliases(10_000), {}, undefined],
     [
       '10,000 __typename aliases (tokens allowed)',
@@ -84,6 +98,44 @@ describe('hostile documents are refused with a code, none throws', () => {
       1_000,
     ],
     ['a page of 10,000', 'PAGE_SIZE_EXCEEDED', '{ items(first: 10000) { id } }', {}, 10_000],
+    // graphql-js OverlappingFieldsCanBeMerged is quadratic in selections sharing a response name.
+    [
+      '1,200 × order { id } in one set',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{${' order { id }'.repeat(1_200)} }`,
+      {},
+      1_200,
+    ],
+    [
+      '1,600 × echo with different arguments',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{${Array.from({ length: 1_600 }, (_, i) => ` order(id: ${i})`).join('')} }`,
+      {},
+      1_600,
+    ],
+    [
+      'a fragment of 1,200 × order { id } spread twice',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{ ...F ...F }\nfragment F on Query {${' order(id: 1) { id }'.repeat(1_200)} }`,
+      big,
+      2_400,
+    ],
+    [
+      '60 × order { customer { name } } nested in 2 × 60 inline fragments',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{ ... on Query {${' order(id: 1) { customer { name } }'.repeat(60)} } ... {${' order(id: 1) { customer { name } }'.repeat(60)} } }`,
+      {},
+      120,
+    ],
+    [
+      '30 × order { 30 × customer { name } }: 900 customers in one merged set',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{${` order {${' customer { name }'.repeat(30)} }`.repeat(30)} }`,
+      {},
+      900,
+    ],
+    ['a negative page', 'BAD_USER_INPUT', '{ items(first: -1) { id } }', {}, -1],
+
     [
       'nested lists at the page cap',
       'COST_LIMIT_EXCEEDED',
@@ -93,7 +145,7 @@ describe('hostile documents are refused with a code, none throws', () => {
     ],
   ] as const)('%s → %s', (_, code, source, options, actual) => {
     const result = refusal(source, options)
-    expect(result.codes).toEqual([code])
+    expect(result.codes).toEqual([code].flat())
     if (actual !== undefined) expect(result.actual).toBe(actual)
   })
 
@@ -118,6 +170,40 @@ describe('hostile documents are refused with a code, none throws', () => {
     const result = analyzeDocument(schema, costly).cost(costlyOperation, {})
     expect(result.cost).toBe(7 * 2 ** 60)
     expect(result.errors[0]?.extensions['code']).toBe('COST_LIMIT_EXCEEDED')
+  })
+
+  test('doubling past 2^1024 (over the default token limit) overflows to Infinity: still refused, a zero page never makes the cost NaN', () => {
+    const source = doubling(1_100).replace('{ answer }', '{ heavy { name } }')
+    expect(refusal(source, big)).toEqual({
+      codes: ['NODE_LIMIT_EXCEEDED', 'FIELD_REPEAT_LIMIT_EXCEEDED'],
+      actual: Number.POSITIVE_INFINITY,
+    })
+    const zeroPage = parseDocument(
+      `{ items(first: 0) { ...F1100 } }\n${source
+        .slice(source.indexOf('\n') + 1)
+        .replaceAll(' on Query', ' on Item')
+        .replace('{ heavy { name } }', '{ price }')}`,
+      big,
+    ) as DocumentNode
+    const operation = zeroPage.definitions[0] as OperationDefinitionNode
+    const result = analyzeDocument(schema, zeroPage).cost(operation, {})
+    expect(result.cost).toBe(Number.POSITIVE_INFINITY)
+    expect(result.errors.map((e) => e.extensions['code'])).toEqual(['COST_LIMIT_EXCEEDED'])
+  })
+
+  test('introspection amplification (nested fields { type { fields … } }) costs 0 here: graphql-js validation refuses it', () => {
+    // Introspection costs 0 (answered from memory), but nested lists of it multiply the answer;
+    // graphql-js >= 16.9 bounds that with MaxIntrospectionDepthRule in specifiedRules.
+    const source =
+      '{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }'
+    const document = parseDocument(source) as DocumentNode
+    const operation = document.definitions[0] as OperationDefinitionNode
+    const analysis = analyzeDocument(schema, document)
+    expect(analysis.operation(operation).errors).toEqual([])
+    expect(analysis.cost(operation, {}).cost).toBe(0)
+    expect(validate(schema, document, specifiedRules).map((e) => e.message)).toEqual([
+      'Maximum introspection depth exceeded',
+    ])
   })
 
   test('fragment cycles: the guards terminate with finite counts, validation reports the cycle', () => {
@@ -159,6 +245,25 @@ describe('hostile documents are refused with a code, none throws', () => {
     }
   })
 
+  test('nested connections of an abstract type are costed once per selection set (memoised), not per path', () => {
+    const implementations = Array.from({ length: 12 }, (_, i) => `C${i}Connection`)
+    const abstract = buildSchema(`
+      type Query { conn(first: Int): ThingConnection }
+      interface ThingConnection { edges: [E!]! }
+      ${implementations.map((name) => `type ${name} implements ThingConnection { edges: [E!]! }`).join('\n')}
+      type E { node: T }
+      type T { conn(first: Int): ThingConnection id: ID }`)
+    // 40 levels: 12^40 paths without the memo. Each level: conn 1 + 1 × (edges 1 + node 1 + …).
+    const levels = 40
+    const source = `{ ${'conn(first: 1) { edges { node { '.repeat(levels)}id${' } } }'.repeat(levels)} }`
+    const document = parseDocument(source) as DocumentNode
+    const operation = document.definitions[0] as OperationDefinitionNode
+    expect(analyzeDocument(abstract, document, { maxCost: 1e9 }).cost(operation, {})).toEqual({
+      cost: 3 * levels,
+      errors: [],
+    })
+  })
+
   test('a document with 200 fragments spreading each other 50 times is measured once per fragment', () => {
     let source = '{ ...F0 }\n'
     for (let i = 0; i < 200; i++) {
@@ -169,7 +274,7 @@ describe('hostile documents are refused with a code, none throws', () => {
       source += `fragment F${i} on Query { answer ${i < 199 ? spreads : ''} }\n`
     }
     const result = refusal(source, big)
-    expect(result.codes).toEqual(['NODE_LIMIT_EXCEEDED'])
+    expect(result.codes).toEqual(['NODE_LIMIT_EXCEEDED', 'FIELD_REPEAT_LIMIT_EXCEEDED'])
     expect(result.actual).toBeGreaterThan(1e100)
   })
 })

@@ -106,10 +106,12 @@ describe('createOperationPreparer', () => {
   })
 
   test('guards run before validation, over every operation of the document', async () => {
-    const deep = `query Deep { ${'item(id: 1) { '.repeat(0)}${'a: hello '.repeat(40)} }`
+    // Distinct aliases: 40 times `a: hello` would also be FIELD_REPEAT_LIMIT_EXCEEDED.
+    const aliased = Array.from({ length: 40 }, (_, i) => `a${i}: hello`).join(' ')
+    const deep = `query Deep { ${aliased} }`
     expect(codes(await preparer.prepare({ query: deep }))).toEqual(['ALIAS_LIMIT_EXCEEDED'])
     // The hostile operation is not the one selected: still refused, since validate walks it.
-    const two = `query Ok { hello } query Bad { ${'a: hello '.repeat(40)} }`
+    const two = `query Ok { hello } query Bad { ${aliased} }`
     expect(codes(await preparer.prepare({ query: two, operationName: 'Ok' }))).toEqual([
       'ALIAS_LIMIT_EXCEEDED',
     ])

@@ -17,13 +17,13 @@ import type { GraphQLErrorCode } from '../error.ts'
 import { codedError } from '../error.ts'
 import { type CostSettings, operationCost } from './cost.ts'
 import { DEFAULT_GUARD_OPTIONS } from './defaults.ts'
-import { type Measures, measureOperation } from './measure.ts'
+import { type FragmentMeasures, type Measures, measureOperation } from './measure.ts'
 import type { CostResult, DocumentAnalysis, GuardOptions, OperationAnalysis } from './options.ts'
 
 /**
  * Analyses a parsed document against a schema: `operation(op)` gives the static measures of an
  * operation with one coded error per limit exceeded (`DEPTH_LIMIT_EXCEEDED`,
- * `ALIAS_LIMIT_EXCEEDED`, `DIRECTIVE_LIMIT_EXCEEDED`, `NODE_LIMIT_EXCEEDED`), computed before
+ * `ALIAS_LIMIT_EXCEEDED`, `DIRECTIVE_LIMIT_EXCEEDED`, `NODE_LIMIT_EXCEEDED`, `FIELD_REPEAT_LIMIT_EXCEEDED`), computed before
  * validation in time linear in the document; `cost(op, variables)` the requested cost of a
  * validated operation under one request's coerced variables. Neither ever throws. Keep the
  * analysis with the cached document: the measures and the fragment table are computed once.
@@ -33,7 +33,9 @@ import type { CostResult, DocumentAnalysis, GuardOptions, OperationAnalysis } fr
  * field, `__typename` included. Directives: every use, in the operation and the fragments it
  * spreads. Nodes: field selections with fragments expanded. Counts are with multiplicity (a
  * fragment spread three times counts three times), as floats, so fragment doubling reports its
- * true total without being expanded.
+ * true total without being expanded. Repeats: the most selections sharing one response path
+ * (fragments and the sets of same-named fields merged, with multiplicity), which graphql-js
+ * validation compares pairwise (measure.ts).
  *
  * @param schema The schema the document is run against.
  * @param document A parsed document ({@link parseDocument}).
@@ -65,6 +67,7 @@ export function analyzeDocument(
     maxAliases: options?.maxAliases ?? DEFAULT_GUARD_OPTIONS.maxAliases,
     maxDirectives: options?.maxDirectives ?? DEFAULT_GUARD_OPTIONS.maxDirectives,
     maxNodes: options?.maxNodes ?? DEFAULT_GUARD_OPTIONS.maxNodes,
+    maxFieldRepeats: options?.maxFieldRepeats ?? DEFAULT_GUARD_OPTIONS.maxFieldRepeats,
   }
   const settings: CostSettings = {
     maxCost: options?.maxCost ?? DEFAULT_GUARD_OPTIONS.maxCost,
@@ -74,7 +77,7 @@ export function analyzeDocument(
     relayConnections: options?.relayConnections ?? DEFAULT_GUARD_OPTIONS.relayConnections,
     estimators: options?.estimators,
   }
-  const fragmentMemo = new Map<string, Measures>()
+  const fragmentMemo = new Map<string, FragmentMeasures>()
   const operations = new Map<OperationDefinitionNode, OperationAnalysis>()
   const costs = new Map<OperationDefinitionNode, CostResult>()
   return {
@@ -82,7 +85,10 @@ export function analyzeDocument(
     operation(operation: OperationDefinitionNode): OperationAnalysis {
       let analysis = operations.get(operation)
       if (analysis === undefined) {
-        analysis = check(measureOperation(operation, fragments, fragmentMemo), limits)
+        analysis = check(
+          measureOperation(operation, fragments, fragmentMemo, limits.maxNodes),
+          limits,
+        )
         operations.set(operation, analysis)
       }
       return analysis
@@ -108,7 +114,13 @@ export function analyzeDocument(
 
 function check(
   measures: Measures,
-  limits: { maxDepth: number; maxAliases: number; maxDirectives: number; maxNodes: number },
+  limits: {
+    maxDepth: number
+    maxAliases: number
+    maxDirectives: number
+    maxNodes: number
+    maxFieldRepeats: number
+  },
 ): OperationAnalysis {
   const errors: GraphQLError[] = []
   const over = (code: GraphQLErrorCode, what: string, actual: number, limit: number): void => {
@@ -122,6 +134,17 @@ function check(
   over('ALIAS_LIMIT_EXCEEDED', 'Alias count', measures.aliases, limits.maxAliases)
   over('DIRECTIVE_LIMIT_EXCEEDED', 'Directive count', measures.directives, limits.maxDirectives)
   over('NODE_LIMIT_EXCEEDED', 'Node count', measures.nodes, limits.maxNodes)
-  const { depth, aliases, directives, nodes } = measures
-  return { depth, aliases, directives, nodes, errors }
+  if (measures.repeats > limits.maxFieldRepeats) {
+    const { repeats: actual, repeated: field } = measures
+    const limit = limits.maxFieldRepeats
+    errors.push(
+      codedError(
+        'FIELD_REPEAT_LIMIT_EXCEEDED',
+        `The response name "${field}" is selected ${actual} times in one merged selection set, over the maximum of ${limit}.`,
+        { limit, actual, field },
+      ),
+    )
+  }
+  const { depth, aliases, directives, nodes, repeats } = measures
+  return { depth, aliases, directives, nodes, repeats, errors }
 }

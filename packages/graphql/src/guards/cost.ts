@@ -13,10 +13,22 @@
  *   on interface fields), and only the type conditions that apply to that type counted (GraphQL
  *   spec §6.3.2 DoesFragmentTypeApply). gqc looks fields up on the abstract type and adds a
  *   fragment on an abstract type (or an inline fragment without a type condition there) as one
- *   number, its maximum over all of that type's possible types, to each of them: `{ u { ... on A { a } ...F } } fragment F on Node { ... on B { b } }`
- *   is 3 for gqc (A's branch gets B's `b`), 2 for us; and a fragment on an interface overlapping a
+ *   number, its maximum over all of that type's possible types, to each of them:
+ *   `{ u { ... on A { a } ...F } } fragment F on Node { ... on B { b } }` is 3 for gqc (A's
+ *   branch gets B's `b`), 2 for us; and a fragment on an interface overlapping a
  *   union counts implementations that can never occur there. Where no fragment narrows at its own
  *   level, the two agree (test/differential.test.ts checks it on generated documents).
+ * - size (IBM `@listSize`): a list field, or a field with `@listSize` (or `extensions.listSize`,
+ *   or a Relay connection: a `…Connection` type with `first`/`last`), multiplies its children by
+ *   the largest slicing argument sent or defaulted in the schema (coerced variables included),
+ *   else `assumedSize`, else `defaultListSize`; with `sizedFields` only those children are
+ *   multiplied, and a sized child that is a list is not multiplied again by its own size (its
+ *   checks still run). None, or several sent, with `requireOneSlicingArgument` is
+ *   `SLICING_ARGUMENT_REQUIRED`; a value over `maxPageSize` is `PAGE_SIZE_EXCEEDED`; a negative
+ *   or fractional one is `BAD_USER_INPUT` (`field`, `argument`, `actual`) (each once per field).
+ *   A list of lists multiplies once per list wrapper: the outer by the size above, each inner
+ *   one by `assumedSize`, else `defaultListSize` (`[[Order]]` with no arguments: 10 × 10). A list of scalars costs its weight once. gqc
+ *   has no lists: it multiplies only where an estimator does (as test/differential.test.ts's do).
  * - duplicate fields count every time (no field merging), as gqc: an upper bound.
  * - `@skip`/`@include` (GraphQL spec §3.13) are honoured with the variables, as gqc.
  * - fragments are costed once per concrete type and memoised, so fragment doubling is linear; gqc
@@ -24,7 +36,9 @@
  *   same, since 1.1.1); validation rejects it anyway.
  * - introspection meta fields (`__schema`, `__type`, `__typename`) and the fields of `__*` types
  *   cost 0 and are not given to estimators: they are answered from the schema in memory. gqc
- *   costs them like other fields.
+ *   costs them like other fields. Nested introspection lists (`fields { type { fields … } } }`)
+ *   multiply the answer: graphql-js >= 16.9 refuses them in validation (MaxIntrospectionDepthRule,
+ *   part of `specifiedRules`); depth and nodes bound them here.
  * - only the operation asked for is costed; gqc without `operationName` sums every operation.
  * - estimators (gqc's interface) are asked first, in order, for every other field, with
  *   `childComplexity` our children's cost (unmultiplied) and `type` the concrete parent type.
@@ -34,13 +48,11 @@
 import {
   type FieldNode,
   type FragmentDefinitionNode,
-  type GraphQLArgument,
   type GraphQLCompositeType,
   type GraphQLError,
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLSchema,
-  getArgumentValues,
   getNamedType,
   isAbstractType,
   isCompositeType,
@@ -49,12 +61,12 @@ import {
   type OperationDefinitionNode,
   type SelectionNode,
   type SelectionSetNode,
-  versionInfo,
 } from 'graphql'
 import type { ComplexityEstimator } from 'graphql-query-complexity'
 import { codedError } from '../error.ts'
 import { type FieldCost, fieldCost } from './directives.ts'
 import type { CostResult } from './options.ts'
+import { argumentValue, argumentValues, included, sent, type Variables } from './values.ts'
 
 /** The resolved cost options. @internal */
 export interface CostSettings {
@@ -71,10 +83,6 @@ interface Part {
   readonly names: readonly string[]
   readonly sized: boolean
 }
-
-type Variables = Readonly<Record<string, unknown>>
-
-const hasOwn = Object.prototype.hasOwnProperty
 
 /** Computes the cost of `operation` (see the module documentation). @internal */
 export function operationCost(
@@ -117,6 +125,9 @@ export function operationCost(
     }
   }
   const errors = run.errors
+  // Past 2^1024 (fragment doubling 1,024 levels deep fits in 10,000 tokens) the sums overflow to
+  // Infinity, and a page of 0 times Infinity is NaN: never let that compare below the limit.
+  if (Number.isNaN(cost)) cost = Number.POSITIVE_INFINITY
   if (cost > settings.maxCost) {
     errors.push(
       codedError(
@@ -179,7 +190,7 @@ class CostRun {
   ): number {
     let total = 0
     for (const selection of selections) {
-      if (!this.included(selection)) continue
+      if (!included(selection, this.variables)) continue
       if (selection.kind === Kind.FIELD) {
         if (part !== undefined && part.names.includes(selection.name.value) !== part.sized) continue
         total += this.field(selection, type, part?.sized === true)
@@ -242,8 +253,12 @@ class CostRun {
       settings.argumentWeights.size > 0
         ? settings.weight + this.argumentsWeight(settings, node)
         : settings.weight
+    // Every sized field has its page-size and slicing checks (a list of scalars, a sized child
+    // too); a sized child's size is its parent's, a list of scalars costs its weight once.
+    const own = settings.sized ? this.size(settings, field, node) : 1
     if (!composite) return Math.max(0, weight)
-    const size = settings.sized && !sizedByParent ? this.size(settings, field, node) : 1
+    const inner = settings.innerLists > 0 ? this.innerSize(settings) : 1
+    const size = (sizedByParent ? 1 : own) * inner
     return Math.max(0, split ? weight + size * sized + rest : weight + size * rest)
   }
 
@@ -256,7 +271,7 @@ class CostRun {
   ): number | undefined {
     const estimators = this.settings.estimators
     if (estimators === undefined || estimators.length === 0) return undefined
-    const args = this.argumentValues(field, node)
+    const args = argumentValues(field, node, this.variables)
     const context = this.context as Record<string, unknown> | undefined
     for (const estimator of estimators) {
       const cost = estimator(
@@ -271,12 +286,20 @@ class CostRun {
 
   /** The part of a sized field's selection set (IBM `sizedFields`), the maximum over possible types. */
   private part(node: SelectionSetNode, type: GraphQLCompositeType, part: Part): number {
-    if (isObjectType(type)) return this.selections(node.selections, type, part)
+    // Memoised as selectionSet() is: nested connections of an abstract type would otherwise be
+    // costed once per possible type at every level, exponentially.
+    const key = `${type.name}\u0000${part.sized}\u0000${part.names.join(',')}`
+    const cached = this.cached(node, key)
+    if (cached !== undefined) return cached
     let max = 0
-    for (const possible of this.schema.getPossibleTypes(type)) {
-      const cost = this.selections(node.selections, possible, part)
-      if (cost > max) max = cost
+    if (isObjectType(type)) max = this.selections(node.selections, type, part)
+    else {
+      for (const possible of this.schema.getPossibleTypes(type)) {
+        const cost = this.selections(node.selections, possible, part)
+        if (cost > max) max = cost
+      }
     }
+    this.store(node, key, max)
     return max
   }
 
@@ -287,11 +310,24 @@ class CostRun {
     node: FieldNode,
   ): number {
     let size: number | undefined
-    let sent = 0
+    let given = 0
     for (const name of settings.slicingArguments) {
-      const value = this.argumentValue(field, node, name)
+      const value = argumentValue(field, node, name, this.variables)
       if (typeof value !== 'number') continue
-      if (this.sent(node, name)) sent++
+      if (sent(node, name, this.variables)) given++
+      // A negative page (many resolvers then return everything: `slice(0, -1)`, SQL `LIMIT -1`)
+      // or a fraction is refused, not costed as 0.
+      if (!Number.isInteger(value) || value < 0) {
+        this.report('BAD_USER_INPUT', settings.coordinate, name, () =>
+          codedError(
+            'BAD_USER_INPUT',
+            `${settings.coordinate}(${name}: ${value}) must be a whole number of 0 or more.`,
+            { field: settings.coordinate, argument: name, actual: value },
+          ),
+        )
+        if (size === undefined) size = 0 // refused already: not also SLICING_ARGUMENT_REQUIRED
+        continue
+      }
       if (value > this.settings.maxPageSize) {
         this.report('PAGE_SIZE_EXCEEDED', settings.coordinate, name, () =>
           codedError(
@@ -315,7 +351,7 @@ class CostRun {
     if (
       settings.requireOneSlicingArgument &&
       names.length > 0 &&
-      (size === undefined || sent > 1)
+      (size === undefined || given > 1)
     ) {
       const message =
         size === undefined
@@ -328,8 +364,13 @@ class CostRun {
         }),
       )
     }
-    if (size !== undefined) return Math.max(0, size)
+    if (size !== undefined) return size
     return settings.assumedSize ?? this.settings.defaultListSize
+  }
+
+  /** The size of the lists nested in a list (`[[T]]`): `assumedSize`, else `defaultListSize`, per level. */
+  private innerSize(settings: FieldCost): number {
+    return (settings.assumedSize ?? this.settings.defaultListSize) ** settings.innerLists
   }
 
   /** The weights of the arguments sent (IBM cost spec: `@cost` on ARGUMENT_DEFINITION). */
@@ -337,16 +378,9 @@ class CostRun {
     let total = 0
     for (const arg of node.arguments ?? []) {
       const weight = settings.argumentWeights.get(arg.name.value)
-      if (weight !== undefined && this.sent(node, arg.name.value)) total += weight
+      if (weight !== undefined && sent(node, arg.name.value, this.variables)) total += weight
     }
     return total
-  }
-
-  /** Whether the document itself gives the argument a value (a literal, or a variable the request sent). */
-  private sent(node: FieldNode, name: string): boolean {
-    const value = node.arguments?.find((arg) => arg.name.value === name)?.value
-    if (value === undefined || value.kind === Kind.NULL) return false
-    return value.kind !== Kind.VARIABLE || (this.variables[value.name.value] ?? null) !== null
   }
 
   /** One error per code and field, however often the field occurs. */
@@ -362,55 +396,6 @@ class CostRun {
     this.errors.push(error())
   }
 
-  /** An argument's value: the literal, the coerced variable, else the schema default. */
-  private argumentValue(
-    field: GraphQLField<unknown, unknown>,
-    node: FieldNode,
-    name: string,
-  ): unknown {
-    const value = node.arguments?.find((arg) => arg.name.value === name)?.value
-    if (value !== undefined) {
-      if (value.kind === Kind.INT) return Number(value.value)
-      if (value.kind === Kind.VARIABLE) {
-        if (hasOwn.call(this.variables, value.name.value)) return this.variables[value.name.value]
-      } else return undefined
-    }
-    const definition = field.args.find((arg) => arg.name === name)
-    return definition === undefined ? undefined : defaultValue(definition)
-  }
-
-  /** Every argument coerced as graphql-js does (for estimators, as gqc gives them). */
-  private argumentValues(
-    field: GraphQLField<unknown, unknown>,
-    node: FieldNode,
-  ): Record<string, unknown> {
-    try {
-      // graphql-js 17 takes { sources, coerced }; 16 the coerced map itself.
-      const variables =
-        versionInfo.major >= 17 ? { sources: {}, coerced: this.variables } : this.variables
-      return getArgumentValues(field, node, variables as Record<string, unknown>)
-    } catch {
-      return {}
-    }
-  }
-
-  private included(selection: SelectionNode): boolean {
-    const directives = selection.directives
-    if (directives === undefined || directives.length === 0) return true
-    for (const directive of directives) {
-      const name = directive.name.value
-      if (name !== 'skip' && name !== 'include') continue
-      const condition = directive.arguments?.find((arg) => arg.name.value === 'if')?.value
-      let value: unknown
-      if (condition?.kind === Kind.BOOLEAN) value = condition.value
-      else if (condition?.kind === Kind.VARIABLE) value = this.variables[condition.name.value]
-      if (typeof value !== 'boolean') continue
-      // GraphQL spec §3.13.2, §3.13.3: skipped when @skip(if: true) or @include(if: false).
-      if (value === (name === 'skip')) return false
-    }
-    return true
-  }
-
   private cached(node: unknown, key: unknown): number | undefined {
     return this.memo?.get(node)?.get(key)
   }
@@ -424,15 +409,4 @@ class CostRun {
     }
     byKey.set(key, cost)
   }
-}
-
-// graphql-js 16 keeps `defaultValue`; 17 keeps `default: { value } | { literal }`.
-function defaultValue(argument: GraphQLArgument): unknown {
-  if (argument.defaultValue !== undefined) return argument.defaultValue
-  const fallback = (
-    argument as { default?: { value?: unknown; literal?: { kind: string; value?: string } } }
-  ).default
-  if (fallback === undefined) return undefined
-  if (fallback.value !== undefined) return fallback.value
-  return fallback.literal?.kind === Kind.INT ? Number(fallback.literal.value) : undefined
 }

@@ -19,6 +19,7 @@ export const DEFAULT_GUARD_OPTIONS: Readonly<Required<Omit<GuardOptions, 'estima
     maxTokens: 10_000,
     maxNodes: 10_000,
     maxCost: 1_000,
+    maxFieldRepeats: 30,
     defaultListSize: 10,
     maxPageSize: 100,
     mutationCost: 10,

@@ -8,10 +8,12 @@ import {
   type ConstDirectiveNode,
   type GraphQLField,
   type GraphQLNamedType,
+  type GraphQLType,
   getNamedType,
   getNullableType,
   isCompositeType,
   isListType,
+  isNamedType,
   Kind,
   type ValueNode,
 } from 'graphql'
@@ -39,6 +41,8 @@ export interface FieldCost {
   readonly weight: number
   /** Whether the size multiplies the children: a list, or a field with `@listSize` (or a Relay connection). */
   readonly sized: boolean
+  /** List wrappers inside the outermost one (`[[T]]`: 1), each multiplying by the assumed or default size. */
+  readonly innerLists: number
   readonly slicingArguments: readonly string[]
   readonly assumedSize: number | undefined
   readonly sizedFields: readonly string[] | undefined
@@ -79,6 +83,9 @@ function readFieldCost(
 ): FieldCost {
   const named = getNamedType(field.type)
   const list = isListType(getNullableType(field.type))
+  let lists = 0
+  for (let type: GraphQLType = field.type; !isNamedType(type); type = type.ofType)
+    if (isListType(type)) lists++
   const listSize = directive(field.astNode?.directives, 'listSize')
   const extension = field.extensions['cost']
   const weight =
@@ -91,6 +98,7 @@ function readFieldCost(
     introspection: parent.startsWith('__'),
     coordinate: `${parent}.${field.name}`,
     argumentWeights: argumentWeights(field),
+    innerLists: Math.max(0, lists - 1),
   }
   if (listSize !== undefined) {
     return {

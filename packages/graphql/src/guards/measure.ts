@@ -7,6 +7,15 @@
  * 3 times through its memo: the counts are floats, so doubling fragments give their true,
  * astronomic totals without expanding anything).
  *
+ * Repeats: the most selections sharing one response path (a field's selection set with its
+ * inline fragments and the fragments it spreads merged in, and merged with the sets of the
+ * other fields of the same response name: GraphQL spec §5.3.2 FieldsInSetCanMerge), fragments
+ * contributing their relative paths with multiplicity: graphql-js's OverlappingFieldsCanBeMerged
+ * compares those pairwise, so its time grows with their square. Merging a fragment's paths into
+ * a spreading set costs one step per path, each an expanded field selection: past `budget` steps
+ * the operation has more nodes than that, is refused for it, and the repeats stop counting (a
+ * lower bound then).
+ *
  * @module
  */
 import {
@@ -22,6 +31,21 @@ export interface Measures {
   aliases: number
   directives: number
   nodes: number
+  /** The most selections sharing one response path (sets of same-named fields merged). */
+  repeats: number
+  /** That response name (empty when there is no field). */
+  repeated: string
+}
+
+/**
+ * A fragment's measures and its response paths relative to it (a tree in creation order:
+ * `parents[i]` is the index of path i's parent, -1 for the fragment's top level), each with its
+ * count of selections. @internal
+ */
+export interface FragmentMeasures extends Measures {
+  readonly parents: readonly number[]
+  readonly names: readonly string[]
+  readonly counts: readonly number[]
 }
 
 interface Frame extends Measures {
@@ -31,6 +55,12 @@ interface Frame extends Measures {
   readonly field: boolean
   /** The body of this fragment: memoised when done. */
   readonly fragment: string | undefined
+  /** The response path of the merged set (an id): an inline fragment has its parent's. */
+  readonly path: number
+  /** The fragment frame whose relative paths this one adds to (undefined: itself or the operation). */
+  readonly owner: Frame | undefined
+  /** For a fragment frame: the ids of the paths relative to it, in creation order. */
+  readonly paths: number[]
 }
 
 function frame(
@@ -38,8 +68,24 @@ function frame(
   field: boolean,
   fragment: string | undefined,
   directives: number,
+  path: number,
+  owner: Frame | undefined,
 ): Frame {
-  return { selections, index: 0, field, fragment, depth: 0, aliases: 0, directives, nodes: 0 }
+  return {
+    selections,
+    index: 0,
+    field,
+    fragment,
+    path,
+    owner,
+    paths: [],
+    depth: 0,
+    aliases: 0,
+    directives,
+    nodes: 0,
+    repeats: 0,
+    repeated: '',
+  }
 }
 
 /**
@@ -49,13 +95,69 @@ function frame(
 export function measureOperation(
   operation: OperationDefinitionNode,
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-  memo: Map<string, Measures>,
+  memo: Map<string, FragmentMeasures>,
+  budget: number,
 ): Measures {
   let directives = operation.directives?.length ?? 0
   for (const variable of operation.variableDefinitions ?? [])
     directives += variable.directives?.length ?? 0
-  const stack: Frame[] = [frame(operation.selectionSet.selections, false, undefined, directives)]
+  // Response paths: GraphQL spec §5.3.2 merges the sub-selections of fields sharing a response
+  // name, so graphql-js compares all selections of one path, across parent fields, pairwise.
+  const children: (Map<string, number> | undefined)[] = [undefined]
+  const parents: number[] = [-1]
+  const names: string[] = ['']
+  const counts: number[] = [0]
+  const fresh = (parent: number, name: string): number => {
+    parents.push(parent)
+    names.push(name)
+    counts.push(0)
+    children.push(undefined)
+    return counts.length - 1
+  }
+  const path = (parent: number, name: string, owner: Frame | undefined): number => {
+    let named = children[parent]
+    if (named === undefined) {
+      named = new Map()
+      children[parent] = named
+    }
+    let id = named.get(name)
+    if (id === undefined) {
+      id = fresh(parent, name)
+      named.set(name, id)
+      owner?.paths.push(id)
+    }
+    return id
+  }
+  const count = (into: Frame, id: number, added: number): void => {
+    const total = (counts[id] as number) + added
+    counts[id] = total
+    if (total > into.repeats) {
+      into.repeats = total
+      into.repeated = names[id] as string
+    }
+  }
+  const stack: Frame[] = [
+    frame(operation.selectionSet.selections, false, undefined, directives, 0, undefined),
+  ]
   const active = new Set<string>()
+  // Fragments memoised by this walk, forgotten if the budget runs out (their paths are partial).
+  const created: string[] = []
+  let steps = 0
+  const merge = (into: Frame, known: FragmentMeasures): void => {
+    steps += known.counts.length
+    if (steps > budget) return
+    const absolute: number[] = []
+    for (let i = 0; i < known.counts.length; i++) {
+      const parent = known.parents[i] as number
+      const id = path(
+        parent < 0 ? into.path : (absolute[parent] as number),
+        known.names[i] as string,
+        ownerOf(into),
+      )
+      absolute.push(id)
+      count(into, id, known.counts[i] as number)
+    }
+  }
   for (;;) {
     const top = stack[stack.length - 1] as Frame
     const selection = top.selections[top.index++]
@@ -64,46 +166,68 @@ export function measureOperation(
       if (selection.kind === Kind.FIELD) {
         top.nodes++
         if (selection.alias !== undefined) top.aliases++
+        const id = path(top.path, selection.alias?.value ?? selection.name.value, ownerOf(top))
+        count(top, id, 1)
         if (selection.selectionSet !== undefined)
-          stack.push(frame(selection.selectionSet.selections, true, undefined, 0))
+          stack.push(frame(selection.selectionSet.selections, true, undefined, 0, id, ownerOf(top)))
         else if (top.depth < 1) top.depth = 1
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        stack.push(frame(selection.selectionSet.selections, false, undefined, 0))
+        stack.push(
+          frame(selection.selectionSet.selections, false, undefined, 0, top.path, ownerOf(top)),
+        )
       } else {
         const name = selection.name.value
         const known = memo.get(name)
-        if (known !== undefined) add(top, known, 0)
-        else if (!active.has(name)) {
+        if (known !== undefined) {
+          add(top, known, 0)
+          merge(top, known)
+        } else if (!active.has(name)) {
           const definition = fragments.get(name)
           if (definition !== undefined) {
             active.add(name)
-            stack.push(
-              frame(
-                definition.selectionSet.selections,
-                false,
-                name,
-                definition.directives?.length ?? 0,
-              ),
+            const fragmentFrame = frame(
+              definition.selectionSet.selections,
+              false,
+              name,
+              definition.directives?.length ?? 0,
+              fresh(-1, ''),
+              undefined,
             )
+            stack.push(fragmentFrame)
           }
         }
       }
       continue
     }
     stack.pop()
-    if (top.fragment !== undefined) {
-      memo.set(top.fragment, {
-        depth: top.depth,
-        aliases: top.aliases,
-        directives: top.directives,
-        nodes: top.nodes,
-      })
-      active.delete(top.fragment)
-    }
     const parent = stack[stack.length - 1]
-    if (parent === undefined) return top
+    if (top.fragment !== undefined) {
+      const index = new Map<number, number>()
+      const relative = { parents: [] as number[], names: [] as string[], counts: [] as number[] }
+      for (const id of top.paths) {
+        index.set(id, relative.counts.length)
+        relative.parents.push(index.get(parents[id] as number) ?? -1)
+        relative.names.push(names[id] as string)
+        relative.counts.push(counts[id] as number)
+      }
+      const { depth, aliases, directives, nodes, repeats, repeated } = top
+      const measures = { depth, aliases, directives, nodes, repeats, repeated, ...relative }
+      memo.set(top.fragment, measures)
+      created.push(top.fragment)
+      active.delete(top.fragment)
+      if (parent !== undefined) merge(parent, measures)
+    }
+    if (parent === undefined) {
+      if (steps > budget) for (const name of created) memo.delete(name)
+      return top
+    }
     add(parent, top, top.field ? 1 : 0)
   }
+}
+
+/** The fragment frame that `frame` adds paths to: itself, the one it is in, or none (the operation). */
+function ownerOf(frame: Frame): Frame | undefined {
+  return frame.fragment !== undefined ? frame : frame.owner
 }
 
 function add(into: Measures, from: Measures, depth: number): void {
@@ -111,4 +235,8 @@ function add(into: Measures, from: Measures, depth: number): void {
   into.aliases += from.aliases
   into.directives += from.directives
   into.nodes += from.nodes
+  if (from.repeats > into.repeats) {
+    into.repeats = from.repeats
+    into.repeated = from.repeated
+  }
 }
