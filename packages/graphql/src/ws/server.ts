@@ -285,8 +285,9 @@ export function attachGraphQLWebSocket(
       // it is being admitted or its subscription returns, so a reused id never runs twice.
       const operation = operations.start(id)
       if (operation === undefined) {
-        socket.close(4409, `Subscriber for ${id.slice(0, 64)} already exists`)
-        return [codedError('BAD_REQUEST', `Operation ${id.slice(0, 64)} already runs.`)]
+        // RFC 6455 §5.5: a close reason fits in 123 bytes (16 characters of UTF-8 take 64).
+        socket.close(4409, `Subscriber for ${id.slice(0, 16)} already exists`)
+        return [codedError('BAD_REQUEST', 'An operation with this id already runs.')]
       }
       let admitted: Awaited<ReturnType<typeof admit>>
       try {
@@ -306,8 +307,8 @@ export function attachGraphQLWebSocket(
           const code = admitted[0]?.extensions['code']
           onEvent({ type: 'rejected', code: typeof code === 'string' ? code : 'UNKNOWN', request })
         } else {
-          const { operation, operationName, cost } = admitted
-          onEvent({ type: 'operation', operation, operationName, cost, request })
+          const { operation: kind, operationName, cost } = admitted
+          onEvent({ type: 'operation', operation: kind, operationName, cost, request })
         }
       }
       if (Array.isArray(admitted)) {
