@@ -97,11 +97,18 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
    * Bytes a socket may queue unsent (`ws`'s `bufferedAmount`, default 1 MiB) before its
    * subscriptions stop handing on events: a client that stops reading then holds at most this
    * plus a message or two queued, and one event per subscription; further events wait in their
-   * source (a pub/sub's bounded buffer drops the oldest). A client that reads nothing at all is
-   * dropped by the keep-alive, its pongs never coming back.
+   * source (a pub/sub's bounded buffer drops the oldest). Its protocol `ping` messages go
+   * unanswered while more than this is queued (no `pong`: a client may close the socket for a
+   * missing one). A client that reads nothing at all is dropped by the keep-alive, its pongs never
+   * coming back.
    */
   readonly maxBufferedBytes?: number
-  /** Operations running at once on one connection (default 100). */
+  /**
+   * Operations running at once on one connection (default 100), counted from their `subscribe`
+   * message until they end on the server: one the client completed while it was being admitted
+   * still counts until its admission ends. A `subscribe` reusing the id of such an operation
+   * closes the socket with 4409 (graphql-ws PROTOCOL.md, Subscribe: an id already in use).
+   */
   readonly maxOperations?: number
   /** Open sockets on this server (default 10,000); an upgrade beyond answers HTTP 503. */
   readonly maxConnections?: number

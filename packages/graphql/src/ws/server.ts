@@ -8,8 +8,9 @@
  * Big", from `ws`), a connection runs at most `maxOperations` operations at a time, the server
  * holds at most `maxConnections` sockets (an upgrade beyond answers HTTP 503), and a socket
  * that sends no `connection_init` within `connectionInitWaitTimeout` is closed with 4408. A
- * socket's subscriptions hand on events only while `ws` queues at most `maxBufferedBytes` unsent
- * (a client that stops reading).
+ * socket's subscriptions hand on events, and its protocol pings get pongs, only while `ws` queues
+ * at most `maxBufferedBytes` unsent (a client that stops reading). Every subscription of a socket
+ * ends when it closes, including one the client completed while it was being admitted.
  * Compression (RFC 7692) is off: a compressed message could expand past any limit.
  *
  * @module
@@ -39,7 +40,7 @@ import type {
   WebSocketConnection,
 } from './options.ts'
 import type { SocketExtra } from './socket.ts'
-import { paced, Room, serveSocket } from './socket.ts'
+import { Operations, paced, Room, serveSocket } from './socket.ts'
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
   typeof Object(value)[Symbol.asyncIterator] === 'function'
@@ -185,8 +186,8 @@ export function attachGraphQLWebSocket(
     ctx: Context<Record<string, unknown> | undefined, ConnectionExtra>,
     payload: SubscribePayload,
   ): Promise<GraphQLError[] | Admitted> => {
-    // graphql-ws records the id before this hook, so the count includes this operation.
-    const running = Object.keys(ctx.subscriptions).length
+    // The count includes this operation (started before this hook).
+    const running = ctx.extra.operations.size
     if (running > maxOperations) {
       return [
         codedError(
@@ -250,6 +251,9 @@ export function attachGraphQLWebSocket(
         ctx.extra.socket.close(4500, 'Internal server error')
         return false
       }
+      // The socket closed while `authenticate` ran (`onClose` has run): nothing to arm.
+      const { socket } = ctx.extra
+      if (socket.readyState !== socket.OPEN) return false
       // graphql-ws PROTOCOL.md, ConnectionInit: the server may close with 4403 Forbidden.
       if (principal === undefined) return false
       // Credentials that expire (RFC 7519 §4.1.4 `exp`, in seconds) end the connection when they
@@ -260,9 +264,11 @@ export function attachGraphQLWebSocket(
         const left = exp * 1000 - clock()
         if (left <= 0) return false
         ctx.extra.expiry = setTimeout(
-          () => ctx.extra.socket.close(4403, 'Forbidden: the credentials expired'),
+          () => socket.close(4403, 'Forbidden: the credentials expired'),
           Math.min(left, MAX_TIMEOUT),
         )
+        // An open socket keeps the process alive; its expiry need not.
+        ctx.extra.expiry.unref()
       }
       ctx.extra.principal = principal
       return true
@@ -272,26 +278,61 @@ export function attachGraphQLWebSocket(
       // RFC 6455 §7.1.5: 1005, no status code received.
       onEvent?.({ type: 'closed', code: code ?? 1005, request: ctx.extra.request })
     },
-    async onSubscribe(ctx, _id, payload) {
-      const admitted = await admit(ctx, payload)
+    async onSubscribe(ctx, id, payload) {
+      const { operations, socket } = ctx.extra
+      // graphql-ws PROTOCOL.md, Subscribe: an id in use closes the socket with 4409. graphql-ws
+      // checks the ids it knows; this one also knows an operation completed by the client while
+      // it is being admitted or its subscription returns, so a reused id never runs twice.
+      const operation = operations.start(id)
+      if (operation === undefined) {
+        // RFC 6455 §5.5: a close reason fits in 123 bytes (16 characters of UTF-8 take 64).
+        socket.close(4409, `Subscriber for ${id.slice(0, 16)} already exists`)
+        return [codedError('BAD_REQUEST', 'An operation with this id already runs.')]
+      }
+      let admitted: Awaited<ReturnType<typeof admit>>
+      try {
+        admitted = await admit(ctx, payload)
+      } catch (error) {
+        operations.finish(id, operation)
+        throw error
+      }
+      // Completed by the client (or the socket closed) meanwhile: it does not run.
+      if (operations.current(id) !== operation || !(id in ctx.subscriptions)) {
+        operations.finish(id, operation)
+        return [codedError('BAD_REQUEST', 'The operation was completed.')]
+      }
       if (onEvent !== undefined) {
         const { request } = ctx.extra
         if (Array.isArray(admitted)) {
           const code = admitted[0]?.extensions['code']
           onEvent({ type: 'rejected', code: typeof code === 'string' ? code : 'UNKNOWN', request })
         } else {
-          const { operation, operationName, cost } = admitted
-          onEvent({ type: 'operation', operation, operationName, cost, request })
+          const { operation: kind, operationName, cost } = admitted
+          onEvent({ type: 'operation', operation: kind, operationName, cost, request })
         }
       }
-      if (Array.isArray(admitted)) return admitted
+      if (Array.isArray(admitted)) {
+        operations.finish(id, operation)
+        return admitted
+      }
       costs.set(admitted.args, { requested: admitted.cost, limit: admitted.maxCost })
       return admitted.args
     },
-    onOperation(ctx, _id, _payload, _args, result) {
-      // A subscription hands on its events only while the socket's queue has room.
-      if (isAsyncIterable(result)) return paced(result, ctx.extra.room)
-      return undefined
+    onOperation(ctx, id, _payload, _args, result) {
+      const { operations, room } = ctx.extra
+      const operation = operations.current(id)
+      if (!isAsyncIterable(result)) {
+        if (operation !== undefined) operations.finish(id, operation)
+        return undefined
+      }
+      // A subscription hands on its events only while the socket's queue has room, and ends
+      // when the socket closes (graphql-ws ends only the subscriptions it still knows).
+      const subscription = paced(result, room, () => {
+        if (operation !== undefined) operations.finish(id, operation)
+      })
+      if (operation === undefined) void subscription.return()
+      else operation.end = () => subscription.return()
+      return subscription
     },
     onNext(_ctx, _id, _payload, args, result) {
       // As over HTTP: `extensions.cost` on every result (each event of a subscription).
@@ -312,7 +353,8 @@ export function attachGraphQLWebSocket(
   })
   wss.on('connection', (socket, request: IncomingMessage) => {
     const room = new Room(socket, maxBuffered)
-    serveSocket(protocol, socket, { socket, request, room }, keepAlive, report)
+    const operations = new Operations()
+    serveSocket(protocol, socket, { socket, request, room, operations }, keepAlive, report)
   })
   server.on('upgrade', onUpgrade)
 

@@ -13,11 +13,71 @@ import type { Server } from 'graphql-ws'
 import { CloseCode } from 'graphql-ws'
 import type { WebSocket } from 'ws'
 
-/** What graphql-ws's hooks find in `ctx.extra`, as `graphql-ws/use/ws` provides it, and the room. */
+/**
+ * What graphql-ws's hooks find in `ctx.extra`, as `graphql-ws/use/ws` provides it, the room and
+ * the operations.
+ */
 export interface SocketExtra {
   readonly socket: WebSocket
   readonly request: IncomingMessage
   readonly room: Room
+  readonly operations: Operations
+}
+
+/** One operation of {@link Operations}, from its `subscribe` message until it ends. */
+export interface Operation {
+  /** Ends the operation's subscription, once it has one. */
+  end?: () => unknown
+}
+
+/**
+ * The operations of one socket, by id, from their `subscribe` message until they end: while the
+ * operation is admitted (an `await`), while it runs, and after the client's `complete` until its
+ * subscription has returned. graphql-ws forgets an id on `complete` at once, even while the
+ * operation is still being admitted; counting and ending operations here instead keeps every
+ * subscription to the socket's `maxOperations`, and ends each one when the socket closes.
+ *
+ * @example
+ * ```ts
+ * const operations = new Operations()
+ * const operation = operations.start('1') // undefined: '1' still runs
+ * socket.once('close', () => operations.close())
+ * ```
+ */
+export class Operations {
+  readonly #running = new Map<string, Operation>()
+  #closed = false
+
+  /** Operations running. */
+  get size(): number {
+    return this.#running.size
+  }
+
+  /** Starts operation `id`; `undefined` while an operation with this id still runs, or after close. */
+  start(id: string): Operation | undefined {
+    if (this.#closed || this.#running.has(id)) return undefined
+    const operation: Operation = {}
+    this.#running.set(id, operation)
+    return operation
+  }
+
+  /** The operation running as `id`, if any. */
+  current(id: string): Operation | undefined {
+    return this.#running.get(id)
+  }
+
+  /** `operation` ended. */
+  finish(id: string, operation: Operation): void {
+    if (this.#running.get(id) === operation) this.#running.delete(id)
+  }
+
+  /** The socket closed: every operation ends, and none starts any more. */
+  close(): void {
+    this.#closed = true
+    const running = [...this.#running.values()]
+    this.#running.clear()
+    for (const operation of running) operation.end?.()
+  }
 }
 
 /**
@@ -46,6 +106,11 @@ export class Room {
     this.#maxBufferedBytes = maxBufferedBytes
   }
 
+  /** Whether the socket queues more than `maxBufferedBytes` unsent. */
+  get full(): boolean {
+    return this.#socket.bufferedAmount > this.#maxBufferedBytes
+  }
+
   /** Resolves once the caller may send an event. */
   enter(): Promise<void> {
     return new Promise((resolve) => {
@@ -72,7 +137,7 @@ export class Room {
       return
     }
     // One at a time: the next is let in once the send this one leads to is issued.
-    if (this.#admitted || this.#socket.bufferedAmount > this.#maxBufferedBytes) return
+    if (this.#admitted || this.full) return
     const wake = this.#waiting.shift()
     if (wake === undefined) return
     this.#admitted = true
@@ -82,26 +147,41 @@ export class Room {
 
 /**
  * `source` pulled one event at a time, each handed on only once `room` lets it in; returning it
- * (the client completed the operation) returns `source`.
+ * (the client completed the operation, the socket closed) returns `source`, once. `ended` is
+ * called when it ends (returned, done or failed).
  *
  * @example
  * ```ts
- * for await (const result of paced(await subscribe(args), room)) send(result)
+ * for await (const result of paced(await subscribe(args), room, () => {})) send(result)
  * ```
  */
-export function paced<T>(source: AsyncIterable<T>, room: Room): AsyncGenerator<T, void, undefined> {
+export function paced<T>(
+  source: AsyncIterable<T>,
+  room: Room,
+  ended: () => void,
+): AsyncGenerator<T, void, undefined> {
   const iterator = source[Symbol.asyncIterator]()
+  let returned: Promise<unknown> | undefined
   const end = async (): Promise<IteratorResult<T, void>> => {
-    await iterator.return?.()
+    ended()
+    returned ??= Promise.resolve(iterator.return?.())
+    await returned
     room.check()
     return { done: true, value: undefined }
   }
   const generator: AsyncGenerator<T, void, undefined> = {
     async next() {
-      const result = (await iterator.next()) as IteratorResult<T, void>
+      let result: IteratorResult<T, void>
+      try {
+        result = (await iterator.next()) as IteratorResult<T, void>
+      } catch (error) {
+        ended()
+        throw error
+      }
+      if (result.done === true) ended()
       // The event is handed on (to be sent at once, which lets the next in) only once there is
       // room; meanwhile the source is not pulled again.
-      if (result.done !== true) await room.enter()
+      else await room.enter()
       return result
     },
     return: end,
@@ -163,19 +243,28 @@ export function serveSocket<E extends SocketExtra>(
           socket.ping()
         }, keepAlive)
       : undefined
+  const send = (data: string): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (socket.readyState !== socket.OPEN) return resolve()
+      socket.send(data, (error) => {
+        extra.room.check()
+        if (error) reject(error)
+        else resolve()
+      })
+      extra.room.check()
+    })
   const closed = server.opened(
     {
       protocol: socket.protocol,
-      send: (data) =>
-        new Promise<void>((resolve, reject) => {
-          if (socket.readyState !== socket.OPEN) return resolve()
-          socket.send(data, (error) => {
-            extra.room.check()
-            if (error) reject(error)
-            else resolve()
-          })
-          extra.room.check()
-        }),
+      send,
+      // graphql-ws PROTOCOL.md, Ping: the server answers each with a Pong (echoing the payload).
+      // A client sending pings without reading would grow the queue without bound, so pings
+      // that find more than `maxBufferedBytes` queued go unanswered (a Pong is optional to the
+      // protocol's keep-alive: the client may then close the socket for a missing one).
+      onPing: (payload) => {
+        if (extra.room.full) return undefined
+        return send(JSON.stringify(payload ? { type: 'pong', payload } : { type: 'pong' }))
+      },
       close: (code, reason) => socket.close(code, reason),
       onMessage: (handle) => {
         socket.on('message', async (data) => {
@@ -196,6 +285,7 @@ export function serveSocket<E extends SocketExtra>(
     extra,
   )
   socket.once('close', (code, reason) => {
+    extra.operations.close()
     extra.room.close()
     clearTimeout(pongWait)
     clearInterval(pings)
