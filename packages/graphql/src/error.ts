@@ -45,8 +45,8 @@ export type GraphQLErrorCode =
   /** More field selections, fragments expanded, than `maxNodes` (`limit`, `actual`). */
   | 'NODE_LIMIT_EXCEEDED'
   /**
-   * More selections sharing one response name in one selection set (fragments merged in) than
-   * `maxFieldRepeats` (`limit`, `actual`, `field`: the response name).
+   * More selections sharing one response path (fragments and same-named fields merged) than
+   * `maxFieldRepeats` (`limit`, `actual`, `field`: the last response name of the path).
    */
   | 'FIELD_REPEAT_LIMIT_EXCEEDED'
   /** The requested cost is over `maxCost` (`limit`, `actual`). */

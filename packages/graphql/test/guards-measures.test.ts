@@ -105,11 +105,23 @@ describe('analyzeDocument: static measures', () => {
         '{ answer ...F ...F ... on Query { ...G } } fragment F on Query { answer ...G } fragment G on Query { answer }',
       ).repeats,
     ).toBe(6)
-    // Nested sets of a fragment are sets of their own: spreading F twice makes id 2, not 4.
+    // Fields sharing a response name merge their sub-selections (GraphQL spec §5.3.2): the two
+    // `customer`s of F spread twice make one set of four `name`s.
     expect(
       measure('{ order(id: 1) { ...F ...F } } fragment F on Order { id customer { name name } }')
         .repeats,
+    ).toBe(4)
+    expect(
+      measure('{ order(id: 1) { id } order(id: 1) { id } o: order(id: 1) { id } }').repeats,
     ).toBe(2)
+    // Across parents: 6 × `order` each with 6 × `id` is one set of 36 `id`s for graphql-js.
+    const square = `{${` order(id: 1) {${' id'.repeat(6)} }`.repeat(6)} }`
+    expect(measure(square).repeats).toBe(36)
+    expect(
+      measure(
+        `{ ...F ...F } fragment F on Query {${' order(id: 1) { ...G }'.repeat(3)} } fragment G on Order { id id }`,
+      ).repeats,
+    ).toBe(12)
   })
 
   test('repeats: the limit, with the response name and the count', () => {

@@ -127,6 +127,13 @@ describe('hostile documents are refused with a code, none throws', () => {
       {},
       120,
     ],
+    [
+      '30 × order { 30 × customer { name } }: 900 customers in one merged set',
+      'FIELD_REPEAT_LIMIT_EXCEEDED',
+      `{${` order {${' customer { name }'.repeat(30)} }`.repeat(30)} }`,
+      {},
+      900,
+    ],
     ['a negative page', 'BAD_USER_INPUT', '{ items(first: -1) { id } }', {}, -1],
 
     [

@@ -33,9 +33,9 @@ import type { CostResult, DocumentAnalysis, GuardOptions, OperationAnalysis } fr
  * field, `__typename` included. Directives: every use, in the operation and the fragments it
  * spreads. Nodes: field selections with fragments expanded. Counts are with multiplicity (a
  * fragment spread three times counts three times), as floats, so fragment doubling reports its
- * true total without being expanded. Repeats: the most selections sharing one response name in
- * one selection set, inline fragments and spread fragments merged in (with multiplicity), which
- * graphql-js validation compares pairwise (measure.ts).
+ * true total without being expanded. Repeats: the most selections sharing one response path
+ * (fragments and the sets of same-named fields merged, with multiplicity), which graphql-js
+ * validation compares pairwise (measure.ts).
  *
  * @param schema The schema the document is run against.
  * @param document A parsed document ({@link parseDocument}).
@@ -140,7 +140,7 @@ function check(
     errors.push(
       codedError(
         'FIELD_REPEAT_LIMIT_EXCEEDED',
-        `The response name "${field}" is selected ${actual} times in one selection set, over the maximum of ${limit}.`,
+        `The response name "${field}" is selected ${actual} times in one merged selection set, over the maximum of ${limit}.`,
         { limit, actual, field },
       ),
     )

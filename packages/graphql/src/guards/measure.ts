@@ -7,13 +7,14 @@
  * 3 times through its memo: the counts are floats, so doubling fragments give their true,
  * astronomic totals without expanding anything).
  *
- * Repeats: the most selections sharing one response name in one merged selection set (a
- * field's selection set with its inline fragments and the fragments it spreads merged in,
- * GraphQL spec §5.3.2 FieldsInSetCanMerge), a fragment contributing its top-level response
- * names with multiplicity: graphql-js's OverlappingFieldsCanBeMerged compares those pairwise,
- * so its time grows with their square. Merging a fragment's names into a spreading set costs one
- * step per name, each an expanded field selection: past `budget` steps the operation has more
- * nodes than that, is refused for it, and the repeats stop counting (a lower bound then).
+ * Repeats: the most selections sharing one response path (a field's selection set with its
+ * inline fragments and the fragments it spreads merged in, and merged with the sets of the
+ * other fields of the same response name: GraphQL spec §5.3.2 FieldsInSetCanMerge), fragments
+ * contributing their relative paths with multiplicity: graphql-js's OverlappingFieldsCanBeMerged
+ * compares those pairwise, so its time grows with their square. Merging a fragment's paths into
+ * a spreading set costs one step per path, each an expanded field selection: past `budget` steps
+ * the operation has more nodes than that, is refused for it, and the repeats stop counting (a
+ * lower bound then).
  *
  * @module
  */
@@ -30,15 +31,21 @@ export interface Measures {
   aliases: number
   directives: number
   nodes: number
-  /** The most selections sharing one response name in one merged selection set. */
+  /** The most selections sharing one response path (sets of same-named fields merged). */
   repeats: number
   /** That response name (empty when there is no field). */
   repeated: string
 }
 
-/** A fragment's measures and its top-level response names with their counts. @internal */
+/**
+ * A fragment's measures and its response paths relative to it (a tree in creation order:
+ * `parents[i]` is the index of path i's parent, -1 for the fragment's top level), each with its
+ * count of selections. @internal
+ */
 export interface FragmentMeasures extends Measures {
-  readonly names: ReadonlyMap<string, number>
+  readonly parents: readonly number[]
+  readonly names: readonly string[]
+  readonly counts: readonly number[]
 }
 
 interface Frame extends Measures {
@@ -48,8 +55,12 @@ interface Frame extends Measures {
   readonly field: boolean
   /** The body of this fragment: memoised when done. */
   readonly fragment: string | undefined
-  /** Response name counts of the merged set: an inline fragment shares its parent's. */
-  readonly names: Map<string, number>
+  /** The response path of the merged set (an id): an inline fragment has its parent's. */
+  readonly path: number
+  /** The fragment frame whose relative paths this one adds to (undefined: itself or the operation). */
+  readonly owner: Frame | undefined
+  /** For a fragment frame: the ids of the paths relative to it, in creation order. */
+  readonly paths: number[]
 }
 
 function frame(
@@ -57,14 +68,17 @@ function frame(
   field: boolean,
   fragment: string | undefined,
   directives: number,
-  names: Map<string, number>,
+  path: number,
+  owner: Frame | undefined,
 ): Frame {
   return {
     selections,
     index: 0,
     field,
     fragment,
-    names,
+    path,
+    owner,
+    paths: [],
     depth: 0,
     aliases: 0,
     directives,
@@ -87,17 +101,62 @@ export function measureOperation(
   let directives = operation.directives?.length ?? 0
   for (const variable of operation.variableDefinitions ?? [])
     directives += variable.directives?.length ?? 0
+  // Response paths: GraphQL spec §5.3.2 merges the sub-selections of fields sharing a response
+  // name, so graphql-js compares all selections of one path, across parent fields, pairwise.
+  const children: (Map<string, number> | undefined)[] = [undefined]
+  const parents: number[] = [-1]
+  const names: string[] = ['']
+  const counts: number[] = [0]
+  const fresh = (parent: number, name: string): number => {
+    parents.push(parent)
+    names.push(name)
+    counts.push(0)
+    children.push(undefined)
+    return counts.length - 1
+  }
+  const path = (parent: number, name: string, owner: Frame | undefined): number => {
+    let named = children[parent]
+    if (named === undefined) {
+      named = new Map()
+      children[parent] = named
+    }
+    let id = named.get(name)
+    if (id === undefined) {
+      id = fresh(parent, name)
+      named.set(name, id)
+      owner?.paths.push(id)
+    }
+    return id
+  }
+  const count = (into: Frame, id: number, added: number): void => {
+    const total = (counts[id] as number) + added
+    counts[id] = total
+    if (total > into.repeats) {
+      into.repeats = total
+      into.repeated = names[id] as string
+    }
+  }
   const stack: Frame[] = [
-    frame(operation.selectionSet.selections, false, undefined, directives, new Map()),
+    frame(operation.selectionSet.selections, false, undefined, directives, 0, undefined),
   ]
   const active = new Set<string>()
-  // Fragments memoised by this walk, forgotten if the budget runs out (their names are partial).
+  // Fragments memoised by this walk, forgotten if the budget runs out (their paths are partial).
   const created: string[] = []
   let steps = 0
-  const merge = (into: Frame, names: ReadonlyMap<string, number>): void => {
-    steps += names.size
+  const merge = (into: Frame, known: FragmentMeasures): void => {
+    steps += known.counts.length
     if (steps > budget) return
-    for (const [name, count] of names) countName(into, name, count)
+    const absolute: number[] = []
+    for (let i = 0; i < known.counts.length; i++) {
+      const parent = known.parents[i] as number
+      const id = path(
+        parent < 0 ? into.path : (absolute[parent] as number),
+        known.names[i] as string,
+        ownerOf(into),
+      )
+      absolute.push(id)
+      count(into, id, known.counts[i] as number)
+    }
   }
   for (;;) {
     const top = stack[stack.length - 1] as Frame
@@ -107,31 +166,34 @@ export function measureOperation(
       if (selection.kind === Kind.FIELD) {
         top.nodes++
         if (selection.alias !== undefined) top.aliases++
-        countName(top, selection.alias?.value ?? selection.name.value, 1)
+        const id = path(top.path, selection.alias?.value ?? selection.name.value, ownerOf(top))
+        count(top, id, 1)
         if (selection.selectionSet !== undefined)
-          stack.push(frame(selection.selectionSet.selections, true, undefined, 0, new Map()))
+          stack.push(frame(selection.selectionSet.selections, true, undefined, 0, id, ownerOf(top)))
         else if (top.depth < 1) top.depth = 1
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        stack.push(frame(selection.selectionSet.selections, false, undefined, 0, top.names))
+        stack.push(
+          frame(selection.selectionSet.selections, false, undefined, 0, top.path, ownerOf(top)),
+        )
       } else {
         const name = selection.name.value
         const known = memo.get(name)
         if (known !== undefined) {
           add(top, known, 0)
-          merge(top, known.names)
+          merge(top, known)
         } else if (!active.has(name)) {
           const definition = fragments.get(name)
           if (definition !== undefined) {
             active.add(name)
-            stack.push(
-              frame(
-                definition.selectionSet.selections,
-                false,
-                name,
-                definition.directives?.length ?? 0,
-                new Map(),
-              ),
+            const fragmentFrame = frame(
+              definition.selectionSet.selections,
+              false,
+              name,
+              definition.directives?.length ?? 0,
+              fresh(-1, ''),
+              undefined,
             )
+            stack.push(fragmentFrame)
           }
         }
       }
@@ -140,11 +202,20 @@ export function measureOperation(
     stack.pop()
     const parent = stack[stack.length - 1]
     if (top.fragment !== undefined) {
-      const { depth, aliases, directives, nodes, repeats, repeated, names } = top
-      memo.set(top.fragment, { depth, aliases, directives, nodes, repeats, repeated, names })
+      const index = new Map<number, number>()
+      const relative = { parents: [] as number[], names: [] as string[], counts: [] as number[] }
+      for (const id of top.paths) {
+        index.set(id, relative.counts.length)
+        relative.parents.push(index.get(parents[id] as number) ?? -1)
+        relative.names.push(names[id] as string)
+        relative.counts.push(counts[id] as number)
+      }
+      const { depth, aliases, directives, nodes, repeats, repeated } = top
+      const measures = { depth, aliases, directives, nodes, repeats, repeated, ...relative }
+      memo.set(top.fragment, measures)
       created.push(top.fragment)
       active.delete(top.fragment)
-      if (parent !== undefined) merge(parent, names)
+      if (parent !== undefined) merge(parent, measures)
     }
     if (parent === undefined) {
       if (steps > budget) for (const name of created) memo.delete(name)
@@ -154,14 +225,9 @@ export function measureOperation(
   }
 }
 
-/** Counts `count` more selections of the response name `name` in the merged set of `into`. */
-function countName(into: Frame, name: string, count: number): void {
-  const total = (into.names.get(name) ?? 0) + count
-  into.names.set(name, total)
-  if (total > into.repeats) {
-    into.repeats = total
-    into.repeated = name
-  }
+/** The fragment frame that `frame` adds paths to: itself, the one it is in, or none (the operation). */
+function ownerOf(frame: Frame): Frame | undefined {
+  return frame.fragment !== undefined ? frame : frame.owner
 }
 
 function add(into: Measures, from: Measures, depth: number): void {

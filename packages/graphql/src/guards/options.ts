@@ -31,11 +31,12 @@ export interface GuardLimits {
   /** Requested cost of one operation (default 1,000). */
   readonly maxCost?: number
   /**
-   * Selections sharing one response name in one selection set, its inline fragments and the
-   * fragments it spreads merged in, each spread counted every time (default 30). graphql-js
-   * validation (OverlappingFieldsCanBeMerged, GraphQL spec §5.3.2) compares such selections
-   * pairwise, and their sub-selections again at every level, so its time grows with the square
-   * of this number times the depth: `{ order { id } }` repeated 1,200 times passes every other
+   * Selections sharing one response path: one selection set with its inline fragments and the
+   * fragments it spreads merged in, and with the sets of the other fields of the same response
+   * name (`{ a { x } a { x } }` selects `a.x` twice), each spread counted every time (default
+   * 30). graphql-js validation (OverlappingFieldsCanBeMerged, GraphQL spec §5.3.2) compares such
+   * selections pairwise, and their sub-selections again at every level, so its time grows with
+   * the square of this number times the depth: `{ order { id } }` repeated 1,200 times passes every other
    * limit and takes graphql-js 0.6 s (graphql 16) to 2 s (graphql 17) to validate. At 30, the
    * worst document within the other defaults (a 20-deep chain repeated 30 times) validates in
    * about 5 ms on graphql 16 and 17 (40: 20 ms; 100: 0.1 to 0.16 s). Colocated fragments repeat
@@ -103,7 +104,7 @@ export interface OperationAnalysis {
   readonly aliases: number
   readonly directives: number
   readonly nodes: number
-  /** The most selections sharing one response name in one merged selection set. */
+  /** The most selections sharing one response path (see `maxFieldRepeats`). */
   readonly repeats: number
   /** One coded error per limit exceeded (`DEPTH_LIMIT_EXCEEDED`, …), empty when it passes. */
   readonly errors: readonly GraphQLError[]
