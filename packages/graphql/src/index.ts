@@ -9,11 +9,11 @@
  * @module
  */
 
+// The contracts (error codes, guard options and reports, stores) are listed here; each part of
+// the package has its own list of exports: the guard pass, the HTTP endpoint (and server-sent
+// events), schema helpers (field authorisation, Relay connections), and the in-memory stores.
 export type { GraphQLErrorCode } from './error.ts'
 export { codedError } from './error.ts'
-// Each part has its own list of exports (one owner each): the guard pass, the HTTP endpoint
-// (and server-sent events), schema helpers (field authorisation, Relay connections), and the
-// in-memory stores.
 export * from './guards/index.ts'
 export type {
   CostOptions,

@@ -276,8 +276,8 @@ describe('GraphQL over HTTP', () => {
     const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`
     const body = `{"query":"query ($n: Int) { items(first: $n) { id } }","variables":{"n":${deep}}}`
     const { status, body: answered } = await answer(await handler(post(body)))
-    expect(status).toBe(200)
-    expect(answered.errors?.[0]?.extensions['code']).toBe('BAD_USER_INPUT')
+    expect(status).toBe(400)
+    expect(answered.errors?.[0]?.extensions).toEqual({ code: 'BAD_REQUEST', limit: 64 })
   })
 
   test('a resolver that throws an Error is masked as INTERNAL_SERVER_ERROR and reported; the rest of the data stays', async () => {

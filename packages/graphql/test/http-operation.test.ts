@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto'
-import { buildSchema, type GraphQLError, getIntrospectionQuery } from 'graphql'
+import type { GraphQLError, OperationDefinitionNode } from 'graphql'
+import { buildSchema, getIntrospectionQuery } from 'graphql'
 import { describe, expect, test } from 'vitest'
 import type { OperationRequest, PreparedOperation } from '../src/index.ts'
-import { analyzeDocument, costDirectivesSDL, createOperationPreparer } from '../src/index.ts'
+import {
+  analyzeDocument,
+  codedError,
+  costDirectivesSDL,
+  createOperationPreparer,
+} from '../src/index.ts'
 import { MemoryPersistedDocumentStore } from '../src/stores.ts'
 
 const schema = buildSchema(`
@@ -229,8 +235,94 @@ describe('createOperationPreparer', () => {
     const hash = createHash('sha256').update('{ __typename }').digest('hex')
     const extensions = { persistedQuery: { version: 1, sha256Hash: hash } }
     expect(codes(await apq.prepare({ extensions }))).toEqual(['PERSISTED_QUERY_NOT_FOUND'])
-    expect(Array.isArray(await apq.prepare({ query: '{ __typename }', extensions }))).toBe(false)
+    const registering = prepared(await apq.prepare({ query: '{ __typename }', extensions }))
+    // Prepared is not admitted: the transport stores the document once it admits the operation.
+    expect(await store.get(`sha256:${hash}`)).toBeUndefined()
+    await registering.register()
     expect(await store.get(`sha256:${hash}`)).toBe('{ __typename }')
     expect(Array.isArray(await apq.prepare({ extensions }))).toBe(false)
+  })
+
+  test('allow refuses the operation before its variables and its cost', async () => {
+    const refusal = codedError('METHOD_NOT_ALLOWED', 'no')
+    const seen: string[] = []
+    const allow = (operation: OperationDefinitionNode) => {
+      seen.push(operation.operation)
+      return operation.operation === 'query' ? refusal : undefined
+    }
+    // Over the cost limit and with a variable that does not coerce: still the method's refusal.
+    const query = 'query ($n: Int!) { a: items(first: 100000) { id } b: items(first: $n) { id } }'
+    expect(await preparer.prepare({ query, variables: {} }, { allow })).toEqual([refusal])
+    expect(seen).toEqual(['query'])
+  })
+
+  test('variables and extensions nested deeper than 64 levels: BAD_REQUEST naming the limit', async () => {
+    const recursive = createOperationPreparer({
+      schema: buildSchema('input Y { y: [Y] leaf: Int } type Query { f(y: Y): Int }'),
+    })
+    const query = 'query ($y: Y) { f(y: $y) }'
+    const nest = (levels: number): Record<string, unknown> => {
+      let value: Record<string, unknown> = { leaf: 1 }
+      // `{ y: [value] }` adds two levels (an object and an array).
+      for (let level = 1; level < levels; level += 2) value = { y: [value] }
+      return value
+    }
+    // variables (1) + 63 levels: accepted.
+    expect(Array.isArray(await recursive.prepare({ query, variables: { y: nest(63) } }))).toBe(
+      false,
+    )
+    for (const variables of [{ y: nest(65) }, { y: nest(24_000) }]) {
+      const errors = (await recursive.prepare({ query, variables })) as GraphQLError[]
+      expect(errors.map((error) => [error.message, error.extensions])).toEqual([
+        ['variables nest deeper than 64 levels.', { code: 'BAD_REQUEST', limit: 64 }],
+      ])
+    }
+    // Arrays count as objects do: extensions (1) + 63 arrays is the most accepted.
+    const arrays = (levels: number): unknown[] => {
+      let value: unknown[] = []
+      for (let level = 1; level < levels; level++) value = [value]
+      return value
+    }
+    expect(
+      Array.isArray(await recursive.prepare({ query: '{ f }', extensions: { a: arrays(63) } })),
+    ).toBe(false)
+    for (const levels of [64, 24_000]) {
+      const errors = (await recursive.prepare({
+        query: '{ f }',
+        extensions: { a: arrays(levels) },
+      })) as GraphQLError[]
+      expect(errors.map((error) => [error.message, error.extensions])).toEqual([
+        ['extensions nest deeper than 64 levels.', { code: 'BAD_REQUEST', limit: 64 }],
+      ])
+    }
+    // A cycle given through the API ends the walk too.
+    const cycle: Record<string, unknown> = {}
+    cycle['y'] = [cycle]
+    expect(codes(await recursive.prepare({ query, variables: { y: cycle } }))).toEqual([
+      'INTERNAL_SERVER_ERROR',
+    ])
+  })
+
+  test('what coercing variables throws is a masked INTERNAL_SERVER_ERROR, told to onError', async () => {
+    const reported: unknown[] = []
+    const strict = createOperationPreparer({
+      schema: buildSchema('input Y { y: [Y] leaf: Int } type Query { f(y: Y): Int }'),
+      onError: (error) => reported.push(error),
+    })
+    // graphql-js reads every field of the input type, `leaf` from the prototype here, and the
+    // getter throws: not a fault of the input the client can fix.
+    const hostile = Object.create({
+      get leaf() {
+        throw new RangeError('Maximum call stack size exceeded')
+      },
+    }) as Record<string, unknown>
+    const errors = (await strict.prepare({
+      query: 'query ($y: Y) { f(y: $y) }',
+      variables: { y: hostile },
+    })) as GraphQLError[]
+    expect(errors.map((error) => [error.message, error.extensions])).toEqual([
+      ['Internal server error.', { code: 'INTERNAL_SERVER_ERROR' }],
+    ])
+    expect(reported).toEqual([new RangeError('Maximum call stack size exceeded')])
   })
 })

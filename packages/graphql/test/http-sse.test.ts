@@ -57,6 +57,7 @@ for (const adapter of ['node (serve)', 'fastify'] as const) {
     test('a query over the event stream: one next event', async () => {
       const results = await collect(client().iterate({ query: '{ hello }' }))
       expect(results.map((result) => result.data)).toEqual([{ hello: 'hello world' }])
+      expect(results[0]?.extensions).toMatchObject({ cost: { requested: 0, limit: 1000 } })
     })
 
     test('validation and guard refusals arrive as a next event with coded errors (graphql-sse PROTOCOL)', async () => {

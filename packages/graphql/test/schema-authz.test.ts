@@ -2,6 +2,7 @@ import type { Principal } from '@api-blocks/core'
 import type { ExecutionResult } from 'graphql'
 import {
   buildSchema,
+  extendSchema,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
@@ -272,5 +273,129 @@ describe('code-first', () => {
 
   test('requireScopes refuses scopes that are not strings', () => {
     expect(() => requireScopes(['a', 1 as unknown as string])).toThrow(TypeError)
+  })
+})
+
+describe('a schema derived from an authorised one (extendSchema copies field configs)', () => {
+  function base() {
+    const schema = buildSchema(
+      `${authDirectivesSDL} type Query { orders: String @requiresScopes(scopes: ["read:orders"]) }`,
+    )
+    schema.getQueryType()!.getFields()['orders']!.resolve = () => 'all orders'
+    return authorizeSchema(schema)
+  }
+  const adminOnType = parse('extend type Query @requiresScopes(scopes: ["admin"])')
+  const ask = (schema: GraphQLSchema, contextValue: unknown) =>
+    graphql({ schema, source: '{ orders }', contextValue })
+
+  test('enforces its own union of scopes; the original schema keeps its own', async () => {
+    const original = base()
+    const derived = authorizeSchema(extendSchema(original, adminOnType))
+    expect(codes(await ask(derived, { principal: reader }))).toEqual([['orders', 'FORBIDDEN']])
+    expect((await ask(derived, { principal: reader })).errors![0]!.extensions).toEqual({
+      code: 'FORBIDDEN',
+      scopes: ['admin', 'read:orders'],
+    })
+    expect(await ask(derived, { principal: admin })).toEqual({ data: { orders: 'all orders' } })
+    expect(await ask(original, { principal: reader })).toEqual({
+      data: { orders: 'all orders' },
+    })
+  })
+
+  test('uses its own principal getter, and wraps the resolver, not the first wrapper', async () => {
+    const derived = authorizeSchema(extendSchema(base(), adminOnType), {
+      principal: (context) => (context as { user?: Principal }).user,
+    })
+    // A wrapper around the first wrapper would still look for context.principal.
+    expect(await ask(derived, { user: admin })).toEqual({ data: { orders: 'all orders' } })
+    expect(codes(await ask(derived, { principal: admin }))).toEqual([['orders', 'UNAUTHENTICATED']])
+  })
+
+  test('the same scopes and getter: the wrapper is kept', () => {
+    const original = base()
+    const derived = authorizeSchema(extendSchema(original, parse('scalar Unused')))
+    expect(derived.getQueryType()!.getFields()['orders']!.resolve).toBe(
+      original.getQueryType()!.getFields()['orders']!.resolve,
+    )
+  })
+
+  test('a subscription field of a derived schema requires its own scopes', async () => {
+    const schema = buildSchema(`${authDirectivesSDL} type Query { x: String }
+      type Subscription { orderChanged: String @requiresScopes(scopes: ["read:orders"]) }`)
+    async function* events() {
+      yield { orderChanged: 'o9' }
+    }
+    schema.getSubscriptionType()!.getFields()['orderChanged']!.subscribe = events
+    authorizeSchema(schema)
+    const derived = authorizeSchema(
+      extendSchema(schema, parse('extend type Subscription @requiresScopes(scopes: ["admin"])')),
+    )
+    const refused = await subscribe({
+      schema: derived,
+      document: parse('subscription { orderChanged }'),
+      contextValue: { principal: reader },
+    })
+    expect(codes(refused as ExecutionResult)).toEqual([['orderChanged', 'FORBIDDEN']])
+  })
+})
+
+describe('a malformed principal fails closed', () => {
+  const schema = authorizeSchema(
+    buildSchema(
+      `${authDirectivesSDL} type Query { secret: String @requiresScopes(scopes: ["admin"]) }`,
+    ),
+  )
+  const rootValue = { secret: 's' }
+  const codeFirst = new GraphQLSchema({
+    query: new GraphQLObjectType({
+      name: 'Query',
+      fields: {
+        secret: { type: GraphQLString, resolve: requireScopes(['admin'], () => 's') },
+        custom: {
+          type: GraphQLString,
+          resolve: requireScopes(['admin'], () => 's', {
+            principal: (context) => (context as { user?: Principal }).user,
+          }),
+        },
+      },
+    }),
+  })
+  // The raw OAuth `scope` claim is one space-separated string (RFC 6749 §3.3): a substring
+  // match would grant `admin` to `notadmin`.
+  const stringScopes = { subject: 'u3', scopes: 'read:orders notadmin', claims: {} }
+
+  test('scopes that are a string, not an array: FORBIDDEN', async () => {
+    for (const target of [schema, codeFirst]) {
+      const result = await graphql({
+        schema: target,
+        source: '{ secret }',
+        rootValue,
+        contextValue: { principal: stringScopes },
+      })
+      expect(codes(result)).toEqual([['secret', 'FORBIDDEN']])
+    }
+  })
+
+  test('no scopes member, or scopes not all strings: FORBIDDEN', async () => {
+    for (const scopes of [undefined, ['admin', 1], { includes: () => true }]) {
+      const result = await graphql({
+        schema,
+        source: '{ secret }',
+        rootValue,
+        contextValue: { principal: { subject: 'u4', scopes, claims: {} } },
+      })
+      expect(codes(result)).toEqual([['secret', 'FORBIDDEN']])
+    }
+  })
+
+  test('a principal getter answering a non-object: UNAUTHENTICATED', async () => {
+    for (const user of ['admin', 42, null, ['admin']]) {
+      const result = await graphql({
+        schema: codeFirst,
+        source: '{ custom }',
+        contextValue: { user },
+      })
+      expect(codes(result)).toEqual([['custom', 'UNAUTHENTICATED']])
+    }
   })
 })

@@ -52,10 +52,12 @@ describe('subscriptions', () => {
     await subscribed.promise
     for (const id of ['o1', 'o2', 'o3']) await pubsub.publish('orders', { id })
     await all.promise
+    // Each event carries the operation's requested cost, as results over HTTP do.
+    const extensions = { cost: { requested: 1, limit: 1000 } }
     expect(received).toEqual([
-      { data: { orderChanged: { id: 'o1' } } },
-      { data: { orderChanged: { id: 'o2' } } },
-      { data: { orderChanged: { id: 'o3' } } },
+      { data: { orderChanged: { id: 'o1' } }, extensions },
+      { data: { orderChanged: { id: 'o2' } }, extensions },
+      { data: { orderChanged: { id: 'o3' } }, extensions },
     ])
     // The client's `complete` ends the server's iterator (PROTOCOL.md, Complete).
     stop()
@@ -333,7 +335,7 @@ describe('the same operation preparation as HTTP', () => {
       expect(await socket.message((m) => m['id'] === 'ok')).toEqual({
         id: 'ok',
         type: 'next',
-        payload: { data: { hello: 'world' } },
+        payload: { data: { hello: 'world' }, extensions: { cost: { requested: 0, limit: 1000 } } },
       })
       socket.socket.close()
     })

@@ -126,6 +126,20 @@ export async function start(
   }
 }
 
+/**
+ * `result` without its `extensions.cost`, which every result carries (as over HTTP): checked
+ * here, so that the tests compare the rest. A result without it throws.
+ */
+export function withoutCost(result: FormattedExecutionResult): FormattedExecutionResult {
+  const { cost, ...extensions } = (result.extensions ?? {}) as Record<string, unknown>
+  const { requested, limit } = (cost ?? {}) as { requested?: unknown; limit?: unknown }
+  if (typeof requested !== 'number' || typeof limit !== 'number') {
+    throw new Error(`no extensions.cost in ${JSON.stringify(result)}`)
+  }
+  const { extensions: _, ...rest } = result
+  return Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest
+}
+
 export interface Outcome {
   results: FormattedExecutionResult[]
   /** The `error` message's errors, or the CloseEvent that ended the socket. */
@@ -142,7 +156,7 @@ export function collect(
     const results: FormattedExecutionResult[] = []
     client.subscribe(payload, {
       next(result) {
-        results.push(result as FormattedExecutionResult)
+        results.push(withoutCost(result as FormattedExecutionResult))
         onNext?.(results.length)
       },
       error(error) {
@@ -165,7 +179,7 @@ export function take(
     const results: FormattedExecutionResult[] = []
     const stop = client.subscribe(payload, {
       next(result) {
-        results.push(result as FormattedExecutionResult)
+        results.push(withoutCost(result as FormattedExecutionResult))
         if (results.length === n) {
           stop()
           resolve(results)

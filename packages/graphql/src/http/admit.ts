@@ -5,7 +5,7 @@
  * @module
  */
 import { principalOf } from '@api-blocks/core'
-import type { GraphQLError } from 'graphql'
+import type { GraphQLError, OperationDefinitionNode } from 'graphql'
 import { codedError } from '../error.ts'
 import type { OperationPreparer, OperationRequest, PreparedOperation } from './operation.ts'
 import type { GraphQLRateLimit, ThrottleExtension } from './rate-limit.ts'
@@ -123,20 +123,23 @@ export async function admit(
     const status = STATUS[code]
     return status === undefined ? { errors } : { status, errors }
   }
-  const prepared = await preparer.prepare(params, request)
+  // Checked before the variables and the cost: a mutation over GET is refused for its method.
+  const allow = (operation: OperationDefinitionNode): GraphQLError | undefined => {
+    // GraphQL-over-HTTP §4.3 (GET): a mutation MUST NOT be executed over GET: 405, halt.
+    if (operation.operation === 'mutation' && request.method === 'GET') {
+      return codedError('METHOD_NOT_ALLOWED', 'Mutations are sent with POST.')
+    }
+    if (operation.operation === 'subscription' && !streaming) {
+      return codedError(
+        'BAD_REQUEST',
+        'Subscribe with Accept: text/event-stream or over a WebSocket.',
+      )
+    }
+    return undefined
+  }
+  const prepared = await preparer.prepare(params, { context: request, allow })
   if (Array.isArray(prepared)) return refuse(prepared as readonly GraphQLError[], false)
-  const { operation } = prepared as PreparedOperation
-  // GraphQL-over-HTTP §4.3 (GET): a mutation MUST NOT be executed over GET: 405, halt.
-  if (operation.operation === 'mutation' && request.method === 'GET') {
-    return refuse([codedError('METHOD_NOT_ALLOWED', 'Mutations are sent with POST.')], false)
-  }
-  if (operation.operation === 'subscription' && !streaming) {
-    return refuse(
-      [codedError('BAD_REQUEST', 'Subscribe with Accept: text/event-stream or over a WebSocket.')],
-      false,
-    )
-  }
-  const { cost } = prepared as PreparedOperation
+  const { operation, cost } = prepared as PreparedOperation
   let throttle: ThrottleExtension | undefined
   if (rateLimit !== undefined) {
     const units = chargeFor(cost)
@@ -146,6 +149,8 @@ export async function admit(
     }
     if (result !== undefined) throttle = throttleOf(result)
   }
+  // Admitted: only now may an APQ request's document be stored.
+  await (prepared as PreparedOperation).register()
   onEvent?.({
     type: 'operation',
     operation: operation.operation,

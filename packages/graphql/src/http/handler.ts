@@ -9,7 +9,6 @@ import { bodyLimitOf } from '@api-blocks/core'
 import type { ExecutionResult, GraphQLError } from 'graphql'
 import type { OperationArgs, Response as RawResponse, RequestParams } from 'graphql-http'
 import { createHandler } from 'graphql-http'
-import { DEFAULT_GUARD_OPTIONS } from '../guards/index.ts'
 import type { Admitted, GraphQLHandlerEvent } from './admit.ts'
 import { admit } from './admit.ts'
 import { maskError } from './format.ts'
@@ -32,7 +31,11 @@ const DEFAULT_MAX_BODY_BYTES = 100 * 1024
  * ```
  */
 export interface GraphQLHandlerOptions extends PreparerOptions {
-  /** The context value of resolvers (default `{ request, principal: principalOf(request) }`). */
+  /**
+   * The context value of resolvers (default `{ request, principal: principalOf(request) }`),
+   * built once the operation is admitted (it receives the cost). Cost estimators
+   * (`guards.estimators`) run before it and receive the Fetch `Request` as their `context`.
+   */
   readonly context?: (request: Request, prepared: PreparedOperation) => unknown
   /** The root value of every operation. */
   readonly rootValue?: unknown
@@ -41,7 +44,12 @@ export interface GraphQLHandlerOptions extends PreparerOptions {
    * set with core's `setBodyLimit` wins. Over it: 413 (414 for a query string), `BODY_TOO_LARGE`.
    */
   readonly maxBodyBytes?: number
-  /** Charge each operation's cost, `max(1, ceil(cost))`, before it runs; refused: 429 `RATE_LIMITED`. */
+  /**
+   * Charge each operation's cost, `max(1, ceil(cost))`, before it runs; refused: 429
+   * `RATE_LIMITED`. A document refused (parse, validation, guards, cost) is charged 1. A request
+   * refused while it is read, before any document (400 malformed, 405 method, 413/414 too large,
+   * 415 media type, 406 Accept), is not charged and carries no RateLimit header fields.
+   */
   readonly rateLimit?: GraphQLRateLimit
   /** Told about every error the client only sees masked (a resolver's `Error`, a store failure). */
   readonly onError?: (error: unknown) => void
@@ -104,7 +112,13 @@ function errorResponse(
  * server-sent events (graphql-sse, distinct connections: one operation per request). Every
  * GraphQL result is 200 `application/json`; a client accepting
  * `application/graphql-response+json` gets GraphQL-over-HTTP's statuses (400 for a document
- * that does not parse or validate). It never throws: an internal failure is a masked 500.
+ * that does not parse or validate). An APQ hash the server does not know
+ * (`PERSISTED_QUERY_NOT_FOUND`) is 200 under `application/json`, as Apollo Server answers, and
+ * 404 under `application/graphql-response+json`, which requires a 4xx for a response without
+ * `data` (GraphQL-over-HTTP §5.4.2); Apollo Client retries with the query on either. An APQ
+ * document is stored only once its operation is admitted (method, guards, cost, rate limit).
+ * `variables` and `extensions` nest at most 64 levels (deeper: 400 `BAD_REQUEST` with
+ * `limit`). It never throws: an internal failure is a masked 500.
  *
  * @example
  * ```ts
@@ -136,7 +150,6 @@ export function createGraphQLHandler(
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
     throw new RangeError('maxBodyBytes must be a non-negative safe integer')
   }
-  const maxCost = options.guards?.maxCost ?? DEFAULT_GUARD_OPTIONS.maxCost
   const preparer = createOperationPreparer({ ...options, onError: report })
   const admission = { preparer, rateLimit, context: options.context, report, onEvent }
   const limitOf = (request: Request): number => bodyLimitOf(request) ?? maxBodyBytes
@@ -144,7 +157,7 @@ export function createGraphQLHandler(
     ...result,
     extensions: {
       ...result.extensions,
-      cost: { requested: admitted.prepared.cost, limit: maxCost },
+      cost: { requested: admitted.prepared.cost, limit: admitted.prepared.maxCost },
       ...(admitted.throttle ? { throttle: admitted.throttle } : {}),
     },
   })

@@ -9,6 +9,7 @@ export type {
   OperationPreparer,
   OperationRequest,
   PreparedOperation,
+  PrepareOptions,
   PreparerOptions,
 } from './operation.ts'
 export { createOperationPreparer } from './operation.ts'

@@ -57,24 +57,27 @@ export interface AuthorizeOptions {
   readonly principal?: (context: unknown) => Principal | undefined
 }
 
+type Resolver = GraphQLFieldResolver<unknown, unknown>
+type PrincipalOf = (context: unknown) => Principal | undefined
+
 function defaultPrincipal(context: unknown): Principal | undefined {
   if (typeof context !== 'object' || context === null) return undefined
-  const { principal } = context as { principal?: unknown }
-  return typeof principal === 'object' && principal !== null ? (principal as Principal) : undefined
+  return (context as { principal?: Principal }).principal
 }
 
-function check(
-  scopes: readonly string[],
-  principalOf: (context: unknown) => Principal | undefined,
-  context: unknown,
-): void {
-  const principal = principalOf(context)
-  if (principal === undefined) {
+// Fails closed on what a getter may really answer: a principal that is not an object is no
+// principal, and scopes that are not an array of strings are no scopes (the raw OAuth `scope`
+// claim is one space-separated string, RFC 6749 §3.3: `includes` on it would match substrings).
+function check(scopes: readonly string[], principalOf: PrincipalOf, context: unknown): void {
+  const principal: unknown = principalOf(context)
+  if (typeof principal !== 'object' || principal === null || Array.isArray(principal)) {
     throw codedError('UNAUTHENTICATED', 'This field requires an authenticated caller.', {
       scopes,
     })
   }
-  const granted = principal.scopes
+  const { scopes: claimed } = principal as { scopes?: unknown }
+  const granted: readonly unknown[] =
+    Array.isArray(claimed) && claimed.every((scope) => typeof scope === 'string') ? claimed : []
   for (const scope of scopes) {
     if (!granted.includes(scope)) {
       throw codedError('FORBIDDEN', `This field requires the scopes ${scopes.join(', ')}.`, {
@@ -87,7 +90,7 @@ function check(
 function guard<S, C, A>(
   scopes: readonly string[],
   resolve: GraphQLFieldResolver<S, C, A>,
-  principalOf: (context: unknown) => Principal | undefined,
+  principalOf: PrincipalOf,
 ): GraphQLFieldResolver<S, C, A> {
   return (source, args, context, info) => {
     check(scopes, principalOf, context)
@@ -95,17 +98,38 @@ function guard<S, C, A>(
   }
 }
 
-// The resolvers authorizeSchema made, so that authorising a schema twice wraps nothing twice
-// (a requireScopes resolver is not one: the schema's own scopes are still checked around it).
-const wrapped = new WeakSet<GraphQLFieldResolver<unknown, unknown>>()
+// Each resolver authorizeSchema made, with what it wraps and checks. A schema derived from an
+// authorised one (extendSchema, graphql-tools mapSchema) copies the wrappers into its own
+// fields: one with the same scopes and getter is kept (authorising twice wraps nothing twice);
+// otherwise the original resolver is wrapped again, so every schema checks its own scopes with
+// its own getter and no wrapper is ever wrapped. A requireScopes resolver is no such wrapper:
+// the schema's scopes are checked around it.
+const wrapped = new WeakMap<
+  Resolver,
+  {
+    readonly resolve: Resolver
+    readonly scopes: readonly string[]
+    readonly principalOf: PrincipalOf
+  }
+>()
 
 function schemaGuard(
   scopes: readonly string[],
-  resolve: GraphQLFieldResolver<unknown, unknown>,
-  principalOf: (context: unknown) => Principal | undefined,
-): GraphQLFieldResolver<unknown, unknown> {
-  const guarded = guard(scopes, resolve, principalOf)
-  wrapped.add(guarded)
+  resolve: Resolver,
+  principalOf: PrincipalOf,
+): Resolver {
+  const previous = wrapped.get(resolve)
+  if (
+    previous !== undefined &&
+    previous.principalOf === principalOf &&
+    previous.scopes.length === scopes.length &&
+    scopes.every((scope) => previous.scopes.includes(scope))
+  ) {
+    return resolve
+  }
+  const original = previous?.resolve ?? resolve
+  const guarded = guard(scopes, original, principalOf)
+  wrapped.set(guarded, { resolve: original, scopes, principalOf })
   return guarded
 }
 
@@ -210,7 +234,8 @@ function fieldScopes(
  * field of an interface the type implements (SDL), or through `extensions: { requiresScopes:
  * [...] }` on any of these (code-first); it needs them all. Returns the same schema.
  * Call it after the resolvers are in place (a resolver assigned later is not checked); calling
- * it again wraps the new ones and nothing twice. Introspection fields are never wrapped.
+ * it again wraps the new ones and nothing twice. A schema derived from an authorised one
+ * (`extendSchema`, graphql-tools `mapSchema`) checks its own scopes and getter once authorised. Introspection fields are never wrapped.
  *
  * @example
  * ```ts
@@ -234,13 +259,9 @@ export function authorizeSchema(schema: GraphQLSchema, options?: AuthorizeOption
       const scopes = [...new Set([...required, ...inherited, ...fieldScopes(type, field)])]
       if (scopes.length === 0) continue
       Object.freeze(scopes)
-      const resolve = field.resolve
-      if (resolve === undefined || !wrapped.has(resolve)) {
-        field.resolve = schemaGuard(scopes, resolve ?? defaultFieldResolver, principalOf)
-      }
-      const subscribe = field.subscribe
-      if (subscribe !== undefined && !wrapped.has(subscribe)) {
-        field.subscribe = schemaGuard(scopes, subscribe, principalOf)
+      field.resolve = schemaGuard(scopes, field.resolve ?? defaultFieldResolver, principalOf)
+      if (field.subscribe !== undefined) {
+        field.subscribe = schemaGuard(scopes, field.subscribe, principalOf)
       }
     }
   }

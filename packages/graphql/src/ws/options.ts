@@ -93,6 +93,14 @@ export interface GraphQLWebSocketOptions extends PreparerOptions {
   readonly keepAlive?: number
   /** Largest message accepted, in bytes (default 100 KiB); a larger one closes the socket with 1009. */
   readonly maxPayloadBytes?: number
+  /**
+   * Bytes a socket may queue unsent (`ws`'s `bufferedAmount`, default 1 MiB) before its
+   * subscriptions stop handing on events: a client that stops reading then holds at most this
+   * plus a message or two queued, and one event per subscription; further events wait in their
+   * source (a pub/sub's bounded buffer drops the oldest). A client that reads nothing at all is
+   * dropped by the keep-alive, its pongs never coming back.
+   */
+  readonly maxBufferedBytes?: number
   /** Operations running at once on one connection (default 100). */
   readonly maxOperations?: number
   /** Open sockets on this server (default 10,000); an upgrade beyond answers HTTP 503. */

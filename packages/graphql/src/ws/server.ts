@@ -7,7 +7,9 @@
  * Bounds: one message is at most `maxPayloadBytes` (RFC 6455 §7.4.1 close 1009, "Message Too
  * Big", from `ws`), a connection runs at most `maxOperations` operations at a time, the server
  * holds at most `maxConnections` sockets (an upgrade beyond answers HTTP 503), and a socket
- * that sends no `connection_init` within `connectionInitWaitTimeout` is closed with 4408.
+ * that sends no `connection_init` within `connectionInitWaitTimeout` is closed with 4408. A
+ * socket's subscriptions hand on events only while `ws` queues at most `maxBufferedBytes` unsent
+ * (a client that stops reading).
  * Compression (RFC 7692) is off: a compressed message could expand past any limit.
  *
  * @module
@@ -17,8 +19,10 @@ import type { Duplex } from 'node:stream'
 import type { Principal } from '@api-blocks/core'
 import type {
   ExecutionArgs,
+  ExecutionResult,
   FormattedExecutionResult,
   GraphQLError,
+  OperationDefinitionNode,
   OperationTypeNode,
 } from 'graphql'
 import type { Context, SubscribePayload } from 'graphql-ws'
@@ -26,7 +30,7 @@ import { handleProtocols, makeServer } from 'graphql-ws'
 import { WebSocketServer } from 'ws'
 import { codedError } from '../error.ts'
 import { maskError } from '../http/format.ts'
-import type { OperationPreparer } from '../http/operation.ts'
+import type { OperationPreparer, PreparedOperation } from '../http/operation.ts'
 import { createOperationPreparer } from '../http/operation.ts'
 import { chargeFor, rateLimitedError } from '../http/rate-limit.ts'
 import type {
@@ -35,9 +39,13 @@ import type {
   WebSocketConnection,
 } from './options.ts'
 import type { SocketExtra } from './socket.ts'
-import { serveSocket } from './socket.ts'
+import { paced, Room, serveSocket } from './socket.ts'
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof Object(value)[Symbol.asyncIterator] === 'function'
 
 const DEFAULT_MAX_PAYLOAD = 100 * 1024
+const DEFAULT_MAX_BUFFERED = 1024 * 1024
 
 /** An admitted operation: what graphql-ws executes, and what `onEvent` is told. */
 interface Admitted {
@@ -45,6 +53,7 @@ interface Admitted {
   readonly operation: OperationTypeNode
   readonly operationName: string | undefined
   readonly cost: number
+  readonly maxCost: number
 }
 
 /** `ctx.extra` of graphql-ws's hooks: the socket, the upgrade request, the principal once known. */
@@ -115,6 +124,12 @@ export function attachGraphQLWebSocket(
   const clock = options.clock ?? Date.now
   const report = (error: unknown): void => options.onError?.(error)
   const keepAlive = wholeNumber('keepAlive', options.keepAlive ?? 12_000)
+  const maxBuffered = wholeNumber(
+    'maxBufferedBytes',
+    options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED,
+  )
+  // The cost of each operation, for `extensions.cost` of its results (keyed by its arguments).
+  const costs = new WeakMap<ExecutionArgs, { requested: number; limit: number }>()
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload,
@@ -155,6 +170,15 @@ export function attachGraphQLWebSocket(
     connectionParams: ctx.connectionParams,
   })
 
+  // The operation types served, checked by the preparer before the variables and the cost.
+  const allow = (operation: OperationDefinitionNode): GraphQLError | undefined =>
+    allowed.has(operation.operation)
+      ? undefined
+      : codedError(
+          'METHOD_NOT_ALLOWED',
+          `This WebSocket does not serve ${operation.operation} operations.`,
+        )
+
   // Everything between a `subscribe` message and graphql-js: the operation cap, the context,
   // the preparer, the operation type, the rate limit.
   const admit = async (
@@ -183,28 +207,19 @@ export function attachGraphQLWebSocket(
       // The protocol requires `query` to be a string; a client sending only a persisted
       // document's hash or id (APQ, GraphQL-over-HTTP Appendix A `documentId`) sends ''.
       const request = payload.query === '' ? { ...payload, query: undefined } : payload
-      prepared = await preparer.prepare(request, contextValue)
+      prepared = await preparer.prepare(request, { context: contextValue, allow })
     } catch (error) {
       report(error)
       return [codedError('INTERNAL_SERVER_ERROR', 'Internal server error.')]
     }
     if (Array.isArray(prepared)) return [...(prepared as readonly GraphQLError[])]
-    const { document, operation, variableValues, cost } = prepared as Exclude<
-      typeof prepared,
-      readonly GraphQLError[]
-    >
-    if (!allowed.has(operation.operation)) {
-      return [
-        codedError(
-          'METHOD_NOT_ALLOWED',
-          `This WebSocket does not serve ${operation.operation} operations.`,
-        ),
-      ]
-    }
+    const { document, operation, variableValues, cost, maxCost } = prepared as PreparedOperation
     if (rateLimit !== undefined) {
       const refused = await charge(rateLimit, principal, ctx.extra.request, cost, report)
       if (refused !== undefined) return [refused]
     }
+    // Admitted: only now may an APQ request's document be stored.
+    await (prepared as PreparedOperation).register()
     const args: ExecutionArgs = {
       schema,
       document,
@@ -214,7 +229,7 @@ export function attachGraphQLWebSocket(
     }
     const operationName = operation.name?.value
     if (operationName !== undefined) args.operationName = operationName
-    return { args, operation: operation.operation, operationName, cost }
+    return { args, operation: operation.operation, operationName, cost, maxCost }
   }
 
   const protocol = makeServer<Record<string, unknown> | undefined, ConnectionExtra>({
@@ -269,15 +284,26 @@ export function attachGraphQLWebSocket(
           onEvent({ type: 'operation', operation, operationName, cost, request })
         }
       }
-      return Array.isArray(admitted) ? admitted : admitted.args
+      if (Array.isArray(admitted)) return admitted
+      costs.set(admitted.args, { requested: admitted.cost, limit: admitted.maxCost })
+      return admitted.args
     },
-    onNext(_ctx, _id, _payload, _args, result) {
-      if (result.errors === undefined) return undefined
-      const formatted: FormattedExecutionResult = {
-        errors: result.errors.map((error) => maskError(error, report).toJSON()),
+    onOperation(ctx, _id, _payload, _args, result) {
+      // A subscription hands on its events only while the socket's queue has room.
+      if (isAsyncIterable(result)) return paced(result, ctx.extra.room)
+      return undefined
+    },
+    onNext(_ctx, _id, _payload, args, result) {
+      // As over HTTP: `extensions.cost` on every result (each event of a subscription).
+      const formatted: FormattedExecutionResult = {}
+      if (result.errors !== undefined) {
+        formatted.errors = result.errors.map((error) => maskError(error, report).toJSON())
       }
       if (result.data !== undefined) formatted.data = result.data
-      if (result.extensions !== undefined) formatted.extensions = result.extensions
+      const cost = costs.get(args)
+      if (result.extensions !== undefined || cost !== undefined) {
+        formatted.extensions = { ...result.extensions, ...(cost ? { cost } : {}) }
+      }
       return formatted
     },
     onError(_ctx, _id, _payload, errors) {
@@ -285,7 +311,8 @@ export function attachGraphQLWebSocket(
     },
   })
   wss.on('connection', (socket, request: IncomingMessage) => {
-    serveSocket(protocol, socket, { socket, request }, keepAlive, report)
+    const room = new Room(socket, maxBuffered)
+    serveSocket(protocol, socket, { socket, request, room }, keepAlive, report)
   })
   server.on('upgrade', onUpgrade)
 

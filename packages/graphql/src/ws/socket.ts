@@ -13,10 +13,110 @@ import type { Server } from 'graphql-ws'
 import { CloseCode } from 'graphql-ws'
 import type { WebSocket } from 'ws'
 
-/** What graphql-ws's hooks find in `ctx.extra`, as `graphql-ws/use/ws` provides it. */
+/** What graphql-ws's hooks find in `ctx.extra`, as `graphql-ws/use/ws` provides it, and the room. */
 export interface SocketExtra {
   readonly socket: WebSocket
   readonly request: IncomingMessage
+  readonly room: Room
+}
+
+/**
+ * Backpressure for one socket. `ws` queues what is sent while the client does not read; the
+ * subscriptions of the socket hand on each event only through the room, which lets one in at a
+ * time while `socket.bufferedAmount` is at most `maxBufferedBytes`. Each send (issued or
+ * written out) lets the next one in, so the bytes queued stay within the bound plus a message
+ * or two (a query's result sent meanwhile also lets one in); each subscription holds at most one event while it waits, and is not pulled again
+ * meanwhile, so further events wait in their source (a pub/sub's bounded buffer).
+ *
+ * @example
+ * ```ts
+ * const room = new Room(socket, 1024 * 1024)
+ * for await (const result of paced(subscription, room)) send(result)
+ * ```
+ */
+export class Room {
+  readonly #socket: WebSocket
+  readonly #maxBufferedBytes: number
+  readonly #waiting: (() => void)[] = []
+  #closed = false
+  #admitted = false
+
+  constructor(socket: WebSocket, maxBufferedBytes: number) {
+    this.#socket = socket
+    this.#maxBufferedBytes = maxBufferedBytes
+  }
+
+  /** Resolves once the caller may send an event. */
+  enter(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#waiting.push(resolve)
+      this.#next()
+    })
+  }
+
+  /** Something was sent or written out, or a subscription ended: the next may go in. */
+  check(): void {
+    this.#admitted = false
+    this.#next()
+  }
+
+  /** The socket closed: everyone waiting goes on (to find their operation ended). */
+  close(): void {
+    this.#closed = true
+    this.#next()
+  }
+
+  #next(): void {
+    if (this.#closed) {
+      for (const wake of this.#waiting.splice(0)) wake()
+      return
+    }
+    // One at a time: the next is let in once the send this one leads to is issued.
+    if (this.#admitted || this.#socket.bufferedAmount > this.#maxBufferedBytes) return
+    const wake = this.#waiting.shift()
+    if (wake === undefined) return
+    this.#admitted = true
+    wake()
+  }
+}
+
+/**
+ * `source` pulled one event at a time, each handed on only once `room` lets it in; returning it
+ * (the client completed the operation) returns `source`.
+ *
+ * @example
+ * ```ts
+ * for await (const result of paced(await subscribe(args), room)) send(result)
+ * ```
+ */
+export function paced<T>(source: AsyncIterable<T>, room: Room): AsyncGenerator<T, void, undefined> {
+  const iterator = source[Symbol.asyncIterator]()
+  const end = async (): Promise<IteratorResult<T, void>> => {
+    await iterator.return?.()
+    room.check()
+    return { done: true, value: undefined }
+  }
+  const generator: AsyncGenerator<T, void, undefined> = {
+    async next() {
+      const result = (await iterator.next()) as IteratorResult<T, void>
+      // The event is handed on (to be sent at once, which lets the next in) only once there is
+      // room; meanwhile the source is not pulled again.
+      if (result.done !== true) await room.enter()
+      return result
+    },
+    return: end,
+    async throw(error: unknown) {
+      await end()
+      throw error
+    },
+    [Symbol.asyncIterator]() {
+      return generator
+    },
+    async [Symbol.asyncDispose]() {
+      await end()
+    },
+  }
+  return generator
 }
 
 const SERVER_ONLY = new Set(['connection_ack', 'next', 'error'])
@@ -69,7 +169,12 @@ export function serveSocket<E extends SocketExtra>(
       send: (data) =>
         new Promise<void>((resolve, reject) => {
           if (socket.readyState !== socket.OPEN) return resolve()
-          socket.send(data, (error) => (error ? reject(error) : resolve()))
+          socket.send(data, (error) => {
+            extra.room.check()
+            if (error) reject(error)
+            else resolve()
+          })
+          extra.room.check()
         }),
       close: (code, reason) => socket.close(code, reason),
       onMessage: (handle) => {
@@ -91,6 +196,7 @@ export function serveSocket<E extends SocketExtra>(
     extra,
   )
   socket.once('close', (code, reason) => {
+    extra.room.close()
     clearTimeout(pongWait)
     clearInterval(pings)
     closed(code, String(reason)).catch(report)
