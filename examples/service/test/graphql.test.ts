@@ -1,9 +1,9 @@
 // /graphql on the service's Fetch handler: the same orders, tokens, scopes, validation, cursors,
 // Idempotency-Keys, webhooks and rate limit as /v1 (docs/service.md, "GraphQL"). The transports
 // with real clients (graphql-ws, graphql-sse, Apollo Client) are in graphql-clients.test.ts.
-import type { Handler } from '@api-blocks/http'
+import { parse, subscribe } from 'graphql'
 import { beforeEach, describe, expect, test } from 'vitest'
-import type { ServiceOptions } from '../src/app.ts'
+import type { Service, ServiceOptions } from '../src/app.ts'
 import { createService } from '../src/app.ts'
 import { createWebhooks } from '../src/webhooks/setup.ts'
 import { clientCredentialsToken } from './oauth-client.ts'
@@ -17,13 +17,15 @@ interface GraphQLBody {
   extensions?: Record<string, unknown>
 }
 
-let service: Handler
+let service: Service
+// What the service scheduled (the second half of a cancellation), run when a test chooses.
+const tasks: (() => void)[] = []
 let tokens: Record<string, string>
 
 async function start(options: ServiceOptions = {}): Promise<void> {
   service = createService({
     clock: () => Date.UTC(2026, 10, 22, 10, 0, 0),
-    schedule: () => {},
+    schedule: (task) => tasks.push(task),
     publicUrl: 'https://api.example',
     rateLimits: [{ name: 'tests', quota: 1_000_000, windowSeconds: 1 }],
     clientAddress: () => '192.0.2.1',
@@ -191,6 +193,64 @@ describe('the same orders as /v1/orders', () => {
       limit: 100,
       actual: 101,
     })
+  })
+})
+
+describe('orderChanged', () => {
+  test('every write of the order store is published once it is done: create, update, cancel, its completion, delete', async () => {
+    // graphql-js's own subscribe on the service's schema: it resolves once the pub/sub
+    // subscription is in place, so every write after it is seen.
+    const principal = await service.graphql.authenticate(`Bearer ${tokens['read:orders']}`)
+    const changes = (await subscribe({
+      schema: service.graphql.operations.schema,
+      document: parse('subscription { orderChanged { id status note version } }'),
+      contextValue: { principal },
+    })) as AsyncIterableIterator<{ data?: { orderChanged: Record<string, unknown> } }>
+    const rest = (method: string, path: string, body?: unknown, ifMatch?: string) =>
+      service(
+        new Request(`${BASE}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${tokens[ALL]}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }),
+          },
+          body: body === undefined ? null : JSON.stringify(body),
+        }),
+      )
+    const { id } = (await (await restCreate()).json()) as { id: string }
+    expect((await rest('PATCH', `/v1/orders/${id}`, { note: 'Gift wrap' }, '"1"')).status).toBe(200)
+    // A write that writes nothing publishes nothing: a stale If-Match (412), here and below a
+    // cancel of the deleted order (404).
+    expect((await rest('PATCH', `/v1/orders/${id}`, { note: 'Stale' }, '"1"')).status).toBe(412)
+    expect((await rest('POST', `/v1/orders/${id}/cancel`)).status).toBe(202)
+    for (const task of tasks.splice(0)) task()
+    // The cancellation's second half ran: the order is cancelled once its write resolved.
+    let order: { version: number } | undefined
+    while (order?.version !== 4) {
+      order = (await (await rest('GET', `/v1/orders/${id}`)).json()) as { version: number }
+    }
+    expect((await rest('DELETE', `/v1/orders/${id}`, undefined, '"4"')).status).toBe(204)
+    expect((await rest('POST', `/v1/orders/${id}/cancel`)).status).toBe(404)
+    const created = await run(CREATE, { input: newOrder })
+    const seen: unknown[] = []
+    for (let index = 0; index < 6; index += 1)
+      seen.push((await changes.next()).value?.data?.orderChanged)
+    expect(seen).toEqual([
+      { id, status: 'OPEN', note: null, version: 1 },
+      { id, status: 'OPEN', note: 'Gift wrap', version: 2 },
+      { id, status: 'CANCELLING', note: 'Gift wrap', version: 3 },
+      { id, status: 'CANCELLED', note: 'Gift wrap', version: 4 },
+      // Deleted: the order as it was last.
+      { id, status: 'CANCELLED', note: 'Gift wrap', version: 4 },
+      {
+        id: (created.data?.['createOrder'] as { id: string } | undefined)?.id,
+        status: 'OPEN',
+        note: null,
+        version: 1,
+      },
+    ])
+    await changes.return?.()
   })
 })
 
