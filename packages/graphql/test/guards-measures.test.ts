@@ -170,10 +170,31 @@ describe('analyzeDocument: static measures', () => {
     let source = '{ ...F50 } fragment F0 on Query { answer }\n'
     for (let i = 1; i <= 50; i++)
       source += `fragment F${i} on Query { ...F${i - 1} ...F${i - 1} a${i}: answer }\n`
-    const measures = measure(source)
+    // The aliases are allowed here, so the repeats are counted to the end.
+    const measures = measure(source, { maxAliases: Number.POSITIVE_INFINITY })
     expect(measures.nodes).toBe(2 ** 51 - 1)
     expect(measures.aliases).toBe(2 ** 50 - 1)
     expect(measures.repeats).toBe(2 ** 50)
+    // Under the default maxAliases (30) the operation is refused for its aliases, and the repeats
+    // stop counting once the walk has met more aliases than that (a lower bound, still refused).
+    const refused = measure(source)
+    expect(refused.aliases).toBe(2 ** 50 - 1)
+    expect(refused.repeats).toBeLessThan(2 ** 50)
+    expect(refused.errors.map((error) => error.extensions['code'])).toContain(
+      'ALIAS_LIMIT_EXCEEDED',
+    )
+  })
+
+  test('repeats stop counting past maxAliases: the path of each alias is not looked up', () => {
+    const aliases = Array.from({ length: 200 }, (_, i) => `a${i}: answer`).join(' ')
+    const source = `{ ${aliases} answer answer answer }`
+    expect(measure(source, { maxAliases: 1000 }).repeats).toBe(3)
+    const refused = measure(source, { maxAliases: 100 })
+    expect(refused.aliases).toBe(200)
+    expect(refused.repeats).toBe(1)
+    expect(refused.errors.map((error) => error.extensions['code'])).toEqual([
+      'ALIAS_LIMIT_EXCEEDED',
+    ])
   })
 
   test('a fragment cycle counts the fragments on the cycle once each, and terminates', () => {

@@ -135,9 +135,11 @@ describe('GraphQL over HTTP', () => {
     )
     expect(large.status).toBe(413)
     expect(large.body.errors?.[0]?.extensions['code']).toBe('BODY_TOO_LARGE')
+    expect(large.body.errors?.[0]?.extensions['limit']).toBe(1024)
     const long = await answer(await small(get({ query: `{ hello ${' '.repeat(2000)}}` })))
     expect(long.status).toBe(414)
     expect(long.body.errors?.[0]?.extensions['code']).toBe('BODY_TOO_LARGE')
+    expect(long.body.errors?.[0]?.extensions['limit']).toBe(1024)
     // The default is 100 KiB: a huge variable list is refused before it is parsed.
     const huge = await answer(
       await handler(

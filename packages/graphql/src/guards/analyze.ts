@@ -86,7 +86,7 @@ export function analyzeDocument(
       let analysis = operations.get(operation)
       if (analysis === undefined) {
         analysis = check(
-          measureOperation(operation, fragments, fragmentMemo, limits.maxNodes),
+          measureOperation(operation, fragments, fragmentMemo, limits.maxNodes, limits.maxAliases),
           limits,
         )
         operations.set(operation, analysis)

@@ -14,7 +14,9 @@
  * compares those pairwise, so its time grows with their square. Merging a fragment's paths into
  * a spreading set costs one step per path, each an expanded field selection: past `budget` steps
  * the operation has more nodes than that, is refused for it, and the repeats stop counting (a
- * lower bound then).
+ * lower bound then). They stop too once the walk has met more aliases than `aliasBudget`: the
+ * operation is refused for them, and looking up the path of every one of 10,000 aliases would
+ * cost ten times the rest of the pass (`npm run bench -- graphql`, 10,000 aliases).
  *
  * @module
  */
@@ -97,6 +99,7 @@ export function measureOperation(
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
   memo: Map<string, FragmentMeasures>,
   budget: number,
+  aliasBudget: number = Number.POSITIVE_INFINITY,
 ): Measures {
   let directives = operation.directives?.length ?? 0
   for (const variable of operation.variableDefinitions ?? [])
@@ -143,6 +146,13 @@ export function measureOperation(
   // Fragments memoised by this walk, forgotten if the budget runs out (their paths are partial).
   const created: string[] = []
   let steps = 0
+  // Aliases met so far, with multiplicity: past `aliasBudget` the operation is refused whatever
+  // its repeats, which then stop counting (steps past the budget).
+  let aliased = 0
+  const met = (aliases: number): void => {
+    aliased += aliases
+    if (aliased > aliasBudget) steps = budget + 1
+  }
   const merge = (into: Frame, known: FragmentMeasures): void => {
     steps += known.counts.length
     if (steps > budget) return
@@ -166,8 +176,13 @@ export function measureOperation(
       if (selection.kind === Kind.FIELD) {
         top.nodes++
         if (selection.alias !== undefined) top.aliases++
-        const id = path(top.path, selection.alias?.value ?? selection.name.value, ownerOf(top))
-        count(top, id, 1)
+        if (selection.alias !== undefined) met(1)
+        // Past the budgets the paths no longer matter: every field counts under the root path.
+        let id = 0
+        if (steps <= budget) {
+          id = path(top.path, selection.alias?.value ?? selection.name.value, ownerOf(top))
+          count(top, id, 1)
+        }
         if (selection.selectionSet !== undefined)
           stack.push(frame(selection.selectionSet.selections, true, undefined, 0, id, ownerOf(top)))
         else if (top.depth < 1) top.depth = 1
@@ -180,6 +195,7 @@ export function measureOperation(
         const known = memo.get(name)
         if (known !== undefined) {
           add(top, known, 0)
+          met(known.aliases)
           merge(top, known)
         } else if (!active.has(name)) {
           const definition = fragments.get(name)

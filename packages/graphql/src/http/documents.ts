@@ -91,16 +91,18 @@ export function createDocumentCache(
       }
     }
     if (guardErrors.length > 0) return { errors: guardErrors }
-    const errors = validate(schema, parsed, rules).map((error) =>
-      recode(
-        error,
-        // NoSchemaIntrospectionCustomRule's message; graphql-js gives its errors no code.
-        error.message.startsWith('GraphQL introspection has been disabled')
-          ? 'INTROSPECTION_DISABLED'
-          : 'GRAPHQL_VALIDATION_FAILED',
-        maskSuggestions,
-      ),
-    )
+    // NoSchemaIntrospectionCustomRule reports every field of an introspection type (39 for the
+    // standard introspection query): one INTROSPECTION_DISABLED, the first, says it all.
+    let introspection = false
+    const errors: GraphQLError[] = []
+    for (const error of validate(schema, parsed, rules)) {
+      // NoSchemaIntrospectionCustomRule's message; graphql-js gives its errors no code.
+      if (error.message.startsWith('GraphQL introspection has been disabled')) {
+        if (introspection) continue
+        introspection = true
+        errors.push(recode(error, 'INTROSPECTION_DISABLED', maskSuggestions))
+      } else errors.push(recode(error, 'GRAPHQL_VALIDATION_FAILED', maskSuggestions))
+    }
     return { document: parsed, analysis, errors }
   }
 

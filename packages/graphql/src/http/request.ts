@@ -30,7 +30,12 @@ const fail = (
   code: GraphQLErrorCode,
   message: string,
   headers?: Readonly<Record<string, string>>,
-): RequestFailure => ({ status, error: codedError(code, message), ...(headers ? { headers } : {}) })
+  extensions?: Readonly<Record<string, unknown>>,
+): RequestFailure => ({
+  status,
+  error: codedError(code, message, extensions),
+  ...(headers ? { headers } : {}),
+})
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
@@ -62,7 +67,15 @@ export async function readOperationRequest(
     const search = start === -1 ? '' : url.slice(start + 1)
     // RFC 9110 §15.5.15: 414 URI Too Long; the query string holds what a POST body would.
     if (search.length > maxBytes) {
-      return fail(414, 'BODY_TOO_LARGE', `The query string is longer than ${maxBytes} bytes.`)
+      return fail(
+        414,
+        'BODY_TOO_LARGE',
+        `The query string is longer than ${maxBytes} bytes.`,
+        undefined,
+        {
+          limit: maxBytes,
+        },
+      )
     }
     const params = new URLSearchParams(search)
     try {
@@ -102,7 +115,9 @@ export async function readOperationRequest(
     text = decoder.decode(await readRequestBody(request, { maxBytes }))
   } catch (error) {
     if (error instanceof BodyReadError && error.code === 'BODY_TOO_LARGE') {
-      return fail(413, 'BODY_TOO_LARGE', `The body is larger than ${maxBytes} bytes.`)
+      return fail(413, 'BODY_TOO_LARGE', `The body is larger than ${maxBytes} bytes.`, undefined, {
+        limit: maxBytes,
+      })
     }
     return fail(400, 'BAD_REQUEST', 'The body could not be read as UTF-8.')
   }
