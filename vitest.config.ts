@@ -55,7 +55,7 @@ export default defineConfig({
             : {}),
         },
       })),
-      // The same tests of packages/graphql on graphql-js 17 (the peer range is ^16.6 || ^17):
+      // The same tests of packages/graphql on graphql-js 17 (the peer range is ^16.9 || ^17):
       // every `graphql` and `graphql/…` import, ours and our dependencies', resolves to the
       // `graphql17` alias (npm:graphql@17). test/graphql-version.test.ts checks which one ran.
       {
