@@ -5,7 +5,7 @@
  * @module
  */
 import { principalOf } from '@api-blocks/core'
-import type { GraphQLError, OperationDefinitionNode } from 'graphql'
+import type { ExecutionArgs, GraphQLError, GraphQLSchema, OperationDefinitionNode } from 'graphql'
 import { codedError } from '../error.ts'
 import type { OperationPreparer, OperationRequest, PreparedOperation } from './operation.ts'
 import type { GraphQLRateLimit, ThrottleExtension } from './rate-limit.ts'
@@ -59,6 +59,31 @@ export interface Admitted {
   readonly prepared: PreparedOperation
   readonly contextValue: unknown
   readonly throttle?: ThrottleExtension
+}
+
+/**
+ * The graphql-js execution arguments of an admitted operation: what graphql-http's and
+ * graphql-sse's `onSubscribe` hand back to run it.
+ *
+ * @example
+ * ```ts
+ * if ('prepared' in outcome) return executionArgs(schema, outcome, rootValue)
+ * ```
+ */
+export function executionArgs(
+  schema: GraphQLSchema,
+  admitted: Admitted,
+  rootValue: unknown,
+): ExecutionArgs {
+  const { prepared, contextValue } = admitted
+  return {
+    schema,
+    document: prepared.document,
+    operationName: prepared.operation.name?.value,
+    variableValues: prepared.variableValues,
+    contextValue,
+    rootValue,
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import type { ExecutionResult, GraphQLError } from 'graphql'
 import type { OperationArgs, Response as RawResponse, RequestParams } from 'graphql-http'
 import { createHandler } from 'graphql-http'
 import type { Admitted, GraphQLHandlerEvent } from './admit.ts'
-import { admit } from './admit.ts'
+import { admit, executionArgs } from './admit.ts'
 import { maskError } from './format.ts'
 import type { OperationRequest, PreparedOperation, PreparerOptions } from './operation.ts'
 import { createOperationPreparer } from './operation.ts'
@@ -194,15 +194,7 @@ export function createGraphQLHandler(
         return errorResponse(req.raw, statusFor(req.raw, outcome.status, errors), errors)
       }
       exchange.admitted = outcome
-      const { prepared, contextValue } = outcome
-      return {
-        schema,
-        document: prepared.document,
-        operationName: prepared.operation.name?.value,
-        variableValues: prepared.variableValues,
-        contextValue,
-        rootValue,
-      } as OperationArgs<never>
+      return executionArgs(schema, outcome, rootValue) as OperationArgs<never>
     },
     onOperation(req, _args, result) {
       const { admitted } = req.context

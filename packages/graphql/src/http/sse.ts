@@ -12,7 +12,7 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql'
 import type { OperationArgs, Response as RawResponse } from 'graphql-sse'
 import { createHandler } from 'graphql-sse'
 import type { AdmitOptions, Admitted } from './admit.ts'
-import { admit } from './admit.ts'
+import { admit, executionArgs } from './admit.ts'
 import { maskError } from './format.ts'
 import type { OperationRequest } from './operation.ts'
 import { Pacer, paced } from './pace.ts'
@@ -138,15 +138,7 @@ export function createEventStreamHandler(
         })()
       }
       exchange.admitted = outcome
-      const { prepared, contextValue } = outcome
-      return {
-        schema,
-        document: prepared.document,
-        operationName: prepared.operation.name?.value,
-        variableValues: prepared.variableValues,
-        contextValue,
-        rootValue,
-      } as OperationArgs<never>
+      return executionArgs(schema, outcome, rootValue) as OperationArgs<never>
     },
     onOperation(_ctx, req, _args, result) {
       // A subscription is pulled only while its events are being written out.
