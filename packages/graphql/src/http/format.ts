@@ -5,6 +5,7 @@
  * @module
  */
 import { GraphQLError } from 'graphql'
+import { copyError } from './recode.ts'
 
 /**
  * `error` as the client sees it. A `GraphQLError` keeps its message; one without a code gets
@@ -32,11 +33,8 @@ export function maskError(
   const masked = original !== undefined && original !== null && !(original instanceof GraphQLError)
   if (!masked && typeof error.extensions['code'] === 'string') return error
   if (masked) report?.(original)
-  return new GraphQLError(masked ? 'Internal server error.' : error.message, {
-    ...(error.nodes !== undefined ? { nodes: error.nodes } : {}),
-    ...(error.source !== undefined ? { source: error.source } : {}),
-    ...(error.positions !== undefined ? { positions: error.positions } : {}),
-    ...(error.path !== undefined ? { path: error.path } : {}),
-    extensions: { ...(masked ? {} : error.extensions), code: 'INTERNAL_SERVER_ERROR' },
+  return copyError(error, masked ? 'Internal server error.' : error.message, {
+    ...(masked ? {} : error.extensions),
+    code: 'INTERNAL_SERVER_ERROR',
   })
 }

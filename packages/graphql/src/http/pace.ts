@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { iteratorOf } from '../iterator.ts'
 
 /** Events of one stream that may wait unsent before the subscription is no longer pulled. */
 const MAX_UNSENT_EVENTS = 16
@@ -75,22 +76,8 @@ export function paced<T>(
     await iterator.return?.()
     return { done: true, value: undefined }
   }
-  const generator: AsyncGenerator<T, undefined, undefined> = {
-    async next() {
-      if (!(await pacer.acquire())) return { done: true, value: undefined }
-      return (await iterator.next()) as IteratorResult<T, undefined>
-    },
-    return: end,
-    async throw(error: unknown) {
-      await end()
-      throw error
-    },
-    [Symbol.asyncIterator]() {
-      return generator
-    },
-    async [Symbol.asyncDispose]() {
-      await end()
-    },
-  }
-  return generator
+  return iteratorOf(async () => {
+    if (!(await pacer.acquire())) return { done: true, value: undefined }
+    return (await iterator.next()) as IteratorResult<T, undefined>
+  }, end)
 }

@@ -25,11 +25,27 @@ export function recode(
   maskSuggestions: boolean,
 ): GraphQLError {
   const message = maskSuggestions ? error.message.replace(SUGGESTION, '') : error.message
+  return copyError(error, message, { ...error.extensions, code })
+}
+
+/**
+ * A copy of `error` (locations, source and path kept) with another message and extensions.
+ *
+ * @example
+ * ```ts
+ * const masked = copyError(error, 'Internal server error.', { code: 'INTERNAL_SERVER_ERROR' })
+ * ```
+ */
+export function copyError(
+  error: GraphQLError,
+  message: string,
+  extensions: Readonly<Record<string, unknown>>,
+): GraphQLError {
   return new GraphQLError(message, {
     ...(error.nodes !== undefined ? { nodes: error.nodes } : {}),
     ...(error.source !== undefined ? { source: error.source } : {}),
     ...(error.positions !== undefined ? { positions: error.positions } : {}),
     ...(error.path !== undefined ? { path: error.path } : {}),
-    extensions: { ...error.extensions, code },
+    extensions,
   })
 }

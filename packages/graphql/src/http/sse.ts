@@ -11,6 +11,7 @@
 import type { ExecutionResult, GraphQLSchema } from 'graphql'
 import type { OperationArgs, Response as RawResponse } from 'graphql-sse'
 import { createHandler } from 'graphql-sse'
+import { isAsyncIterable } from '../iterator.ts'
 import type { AdmitOptions, Admitted } from './admit.ts'
 import { admit, executionArgs } from './admit.ts'
 import { maskError } from './format.ts'
@@ -51,8 +52,6 @@ interface StreamExchange {
 }
 
 const encoder = new TextEncoder()
-const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
-  typeof Object(value)[Symbol.asyncIterator] === 'function'
 const SSE_HEADERS: Readonly<Record<string, string>> = {
   accept: 'text/event-stream',
   'content-type': 'application/json',

@@ -9,9 +9,8 @@ import { sha256 } from '@api-blocks/core/crypto'
 import type { GraphQLError } from 'graphql'
 import { codedError } from '../error.ts'
 import type { PersistedDocumentStore } from './store.ts'
+import { MAX_DOCUMENT_ID_LENGTH } from './store.ts'
 
-/** Longest `documentId` looked up (a sha256 id is 71 characters; manifests' ids are shorter). */
-const MAX_DOCUMENT_ID_LENGTH = 256
 const SHA256_HEX = /^[0-9a-f]{64}$/
 
 /**

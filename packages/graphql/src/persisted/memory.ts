@@ -5,6 +5,7 @@
  * @module
  */
 import type { PersistedDocumentStore } from './store.ts'
+import { MAX_DOCUMENT_ID_LENGTH } from './store.ts'
 
 /**
  * Options of {@link MemoryPersistedDocumentStore}.
@@ -27,8 +28,6 @@ export interface MemoryPersistedDocumentStoreOptions {
   readonly maxTotalBytes?: number
 }
 
-/** The longest id accepted: a `sha256:` id is 71 characters; a manifest's own ids are short. */
-const MAX_ID_LENGTH = 256
 /** A stored document. */
 interface Entry {
   readonly document: string
@@ -43,7 +42,7 @@ const DEFAULT_MAX_TOTAL_BYTES = 16 * 1024 * 1024
 
 /** Whether `id` is one a store can hold: a string of 1 to 256 characters. */
 function isStorableId(id: unknown): id is string {
-  return typeof id === 'string' && id.length > 0 && id.length <= MAX_ID_LENGTH
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_DOCUMENT_ID_LENGTH
 }
 
 /**
@@ -153,7 +152,9 @@ export class MemoryPersistedDocumentStore implements PersistedDocumentStore {
   set(id: string, document: string): Promise<void> {
     if (!isStorableId(id)) {
       return Promise.reject(
-        new RangeError(`MemoryPersistedDocumentStore: an id is 1 to ${MAX_ID_LENGTH} characters`),
+        new RangeError(
+          `MemoryPersistedDocumentStore: an id is 1 to ${MAX_DOCUMENT_ID_LENGTH} characters`,
+        ),
       )
     }
     if (typeof document !== 'string') {

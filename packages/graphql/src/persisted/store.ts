@@ -5,6 +5,9 @@
  * @module
  */
 
+/** The longest id a store holds or a request may name: a `sha256:` id is 71 characters; a manifest's own ids are short. */
+export const MAX_DOCUMENT_ID_LENGTH = 256
+
 /**
  * A store of persisted GraphQL documents by id. Ids are `sha256:<64 lowercase hex>` for a
  * document's SHA-256 (APQ's `sha256Hash` and the GraphQL-over-HTTP `documentId` are mapped to

@@ -20,7 +20,6 @@ import type { Duplex } from 'node:stream'
 import type { Principal } from '@api-blocks/core'
 import type {
   ExecutionArgs,
-  ExecutionResult,
   FormattedExecutionResult,
   GraphQLError,
   OperationDefinitionNode,
@@ -34,6 +33,7 @@ import { maskError } from '../http/format.ts'
 import type { OperationPreparer, PreparedOperation } from '../http/operation.ts'
 import { createOperationPreparer } from '../http/operation.ts'
 import { chargeFor, rateLimitedError } from '../http/rate-limit.ts'
+import { isAsyncIterable } from '../iterator.ts'
 import type {
   GraphQLWebSocketOptions,
   GraphQLWebSocketServer,
@@ -41,9 +41,6 @@ import type {
 } from './options.ts'
 import type { SocketExtra } from './socket.ts'
 import { Operations, paced, Room, serveSocket } from './socket.ts'
-
-const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
-  typeof Object(value)[Symbol.asyncIterator] === 'function'
 
 const DEFAULT_MAX_PAYLOAD = 100 * 1024
 const DEFAULT_MAX_BUFFERED = 1024 * 1024

@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Server } from 'graphql-ws'
 import { CloseCode } from 'graphql-ws'
 import type { WebSocket } from 'ws'
+import { iteratorOf } from '../iterator.ts'
 
 /**
  * What graphql-ws's hooks find in `ctx.extra`, as `graphql-ws/use/ws` provides it, the room and
@@ -169,34 +170,20 @@ export function paced<T>(
     room.check()
     return { done: true, value: undefined }
   }
-  const generator: AsyncGenerator<T, void, undefined> = {
-    async next() {
-      let result: IteratorResult<T, void>
-      try {
-        result = (await iterator.next()) as IteratorResult<T, void>
-      } catch (error) {
-        ended()
-        throw error
-      }
-      if (result.done === true) ended()
-      // The event is handed on (to be sent at once, which lets the next in) only once there is
-      // room; meanwhile the source is not pulled again.
-      else await room.enter()
-      return result
-    },
-    return: end,
-    async throw(error: unknown) {
-      await end()
+  return iteratorOf(async () => {
+    let result: IteratorResult<T, void>
+    try {
+      result = (await iterator.next()) as IteratorResult<T, void>
+    } catch (error) {
+      ended()
       throw error
-    },
-    [Symbol.asyncIterator]() {
-      return generator
-    },
-    async [Symbol.asyncDispose]() {
-      await end()
-    },
-  }
-  return generator
+    }
+    if (result.done === true) ended()
+    // The event is handed on (to be sent at once, which lets the next in) only once there is
+    // room; meanwhile the source is not pulled again.
+    else await room.enter()
+    return result
+  }, end)
 }
 
 const SERVER_ONLY = new Set(['connection_ack', 'next', 'error'])
