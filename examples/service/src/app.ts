@@ -227,7 +227,7 @@ export function createService(options: ServiceOptions = {}): Service {
       wake: () => webhooks.worker.wake(),
       publicUrl,
       cursors,
-      page: { defaultLimit: 20, maxLimit: 100 },
+      page,
       clock: options.clock ?? Date.now,
     }),
   })
